@@ -1,0 +1,71 @@
+//! `bm.v1.AdminService`: guarded by INTERNAL_TOKEN (or loopback when none is configured).
+
+use std::sync::Arc;
+
+use proto::v1 as pb;
+use tonic::{Request, Response, Status};
+
+use super::service;
+use crate::business::grpc::account_pb;
+use crate::clock::rfc3339;
+use crate::entities::users;
+use crate::grpc_util::authorization;
+use crate::state::Core;
+
+pub struct AdminGrpc {
+    pub core: Arc<Core>,
+}
+
+impl AdminGrpc {
+    fn guard<T>(&self, request: &Request<T>) -> Result<(), Status> {
+        service::authorize_internal(&self.core, authorization(request), request.remote_addr())?;
+        Ok(())
+    }
+}
+
+pub fn user_pb(user: users::Model) -> pb::User {
+    pb::User {
+        id: user.id.to_string(),
+        phone_number: user.phone_number,
+        status: user.status,
+        created_at: rfc3339(user.created_at),
+    }
+}
+
+#[tonic::async_trait]
+impl pb::admin_service_server::AdminService for AdminGrpc {
+    async fn create_user(
+        &self,
+        request: Request<pb::CreateUserRequest>,
+    ) -> Result<Response<pb::User>, Status> {
+        self.guard(&request)?;
+        let user = service::create_user(&self.core, &request.get_ref().phone_number).await?;
+        Ok(Response::new(user_pb(user)))
+    }
+
+    async fn set_user_status(
+        &self,
+        request: Request<pb::SetUserStatusRequest>,
+    ) -> Result<Response<pb::User>, Status> {
+        self.guard(&request)?;
+        let body = request.get_ref();
+        let user = service::set_user_status(&self.core, &body.phone_number, &body.status).await?;
+        Ok(Response::new(user_pb(user)))
+    }
+
+    async fn set_business(
+        &self,
+        request: Request<pb::SetBusinessRequest>,
+    ) -> Result<Response<pb::BusinessAccount>, Status> {
+        self.guard(&request)?;
+        let body = request.get_ref();
+        let view = service::set_business(
+            &self.core,
+            &body.id,
+            body.mode.as_deref(),
+            body.status.as_deref(),
+        )
+        .await?;
+        Ok(Response::new(account_pb(view)))
+    }
+}

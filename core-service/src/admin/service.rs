@@ -1,0 +1,106 @@
+//! Operator actions: create users, change a user's status, change a business's mode and status.
+
+use proto::ErrorCode;
+use sea_orm::Set;
+use subtle::ConstantTimeEq;
+use uuid::Uuid;
+
+use crate::business::service::AccountView;
+use crate::business::store as business_store;
+use crate::domain::{BusinessMode, BusinessStatus, PhoneNumber, UserStatus};
+use crate::entities::{business_accounts, users};
+use crate::error::{AppError, AppResult, is_unique_violation};
+use crate::identity::{service::bearer, store as identity_store};
+use crate::state::Core;
+
+/// Admits the caller when it presents INTERNAL_TOKEN or, with no token configured, when it
+/// connects from loopback.
+///
+/// Errors: `unauthorized`.
+pub fn authorize_internal(
+    core: &Core,
+    authorization: Option<&str>,
+    peer: Option<std::net::SocketAddr>,
+) -> AppResult<()> {
+    let refused = || AppError::new(ErrorCode::Unauthorized, "internal token required");
+    match &core.internal_token {
+        Some(expected) => {
+            let presented = authorization.and_then(bearer).ok_or_else(refused)?;
+            if bool::from(presented.as_bytes().ct_eq(expected.as_bytes())) {
+                Ok(())
+            } else {
+                Err(refused())
+            }
+        }
+        None if peer.is_some_and(|p| p.ip().is_loopback()) => Ok(()),
+        None => Err(refused()),
+    }
+}
+
+/// Creates an active user. Errors: `invalid_phone_number`, `user_already_exists`.
+pub async fn create_user(core: &Core, phone: &str) -> AppResult<users::Model> {
+    let phone = PhoneNumber::parse(phone)?;
+    let exists = || AppError::new(ErrorCode::UserAlreadyExists, "a user has this phone number");
+    if identity_store::user_by_phone(&core.db, phone.as_str())
+        .await?
+        .is_some()
+    {
+        return Err(exists());
+    }
+    match identity_store::insert_user(
+        &core.db,
+        phone.as_str(),
+        UserStatus::Active.as_str(),
+        core.clock.now(),
+    )
+    .await
+    {
+        Ok(user) => Ok(user),
+        Err(err) if is_unique_violation(&err) => Err(exists()),
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// Sets a user's status. Errors: `invalid_phone_number`, `invalid_request`, `user_not_found`.
+pub async fn set_user_status(core: &Core, phone: &str, status: &str) -> AppResult<users::Model> {
+    let phone = PhoneNumber::parse(phone)?;
+    let status = UserStatus::parse(status, "status")?;
+    let user = identity_store::user_by_phone(&core.db, phone.as_str())
+        .await?
+        .ok_or_else(|| AppError::new(ErrorCode::UserNotFound, "no user has this phone number"))?;
+    identity_store::set_user_status(&core.db, user, status.as_str(), core.clock.now()).await
+}
+
+/// Sets a business's mode and/or status. Errors: `invalid_request`, `business_not_found`.
+pub async fn set_business(
+    core: &Core,
+    id: &str,
+    mode: Option<&str>,
+    status: Option<&str>,
+) -> AppResult<AccountView> {
+    let not_found = || AppError::new(ErrorCode::BusinessNotFound, "no such business account");
+    let id = Uuid::parse_str(id.trim()).map_err(|_| not_found())?;
+    let mode = mode.map(|m| BusinessMode::parse(m, "mode")).transpose()?;
+    let status = status
+        .map(|s| BusinessStatus::parse(s, "status"))
+        .transpose()?;
+    let business = business_store::business(&core.db, id)
+        .await?
+        .ok_or_else(not_found)?;
+    let mut active: business_accounts::ActiveModel = business.into();
+    if let Some(mode) = mode {
+        active.mode = Set(mode.as_str().to_string());
+    }
+    if let Some(status) = status {
+        active.status = Set(status.as_str().to_string());
+    }
+    active.updated_at = Set(core.clock.now());
+    let saved = business_store::save_business(&core.db, active).await?;
+    let owner = identity_store::user_by_id(&core.db, saved.id)
+        .await?
+        .ok_or_else(|| AppError::internal("business without owner"))?;
+    Ok(AccountView {
+        business: saved,
+        phone_number: owner.phone_number,
+    })
+}

@@ -1,0 +1,137 @@
+//! Building and running the core: connect, migrate, bind, then serve until cancelled.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use proto::v1 as pb;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+use tokio_util::sync::CancellationToken;
+
+use crate::admin::grpc::AdminGrpc;
+use crate::business::grpc::BusinessGrpc;
+use crate::clock::{SharedClock, SystemClock};
+use crate::config::{CoreConfig, SmsProviderKind};
+use crate::db::{self, Backend};
+use crate::identity::grpc::IdentityGrpc;
+use crate::secrets::Keys;
+use crate::sms::{HttpSms, LogSms, SmsSender};
+use crate::state::Core;
+
+/// Replacements for the outside world, for tests and embedding.
+#[derive(Default, Clone)]
+pub struct Overrides {
+    pub clock: Option<SharedClock>,
+    pub sms: Option<Arc<dyn SmsSender>>,
+}
+
+/// A core whose listener is bound and whose database is migrated.
+pub struct CoreApp {
+    listener: TcpListener,
+    core: Arc<Core>,
+}
+
+impl CoreApp {
+    /// Connects to the database, applies pending migrations, loads the keys and binds the gRPC
+    /// listener (port 0 picks a free port).
+    pub async fn build(config: CoreConfig, overrides: Overrides) -> anyhow::Result<CoreApp> {
+        let url = &config.database.database_url;
+        let backend = Backend::of(url)?;
+        // Connecting creates a SQLite file's folder, where generated keys are kept.
+        let conn = db::connect(url, config.database.database_max_connections).await?;
+        let keys = Keys::load(&config, &backend)?;
+        let sms: Arc<dyn SmsSender> = match overrides.sms {
+            Some(sms) => sms,
+            None => match config.sms.sms_provider {
+                SmsProviderKind::Log => Arc::new(LogSms),
+                SmsProviderKind::Http => {
+                    let url = config
+                        .sms
+                        .sms_http_url
+                        .clone()
+                        .context("SMS_PROVIDER=http needs SMS_HTTP_URL")?;
+                    Arc::new(HttpSms::new(url)?)
+                }
+            },
+        };
+        db::migrate(&conn, url)
+            .await
+            .context("applying migrations")?;
+        if config.internal_token.as_deref().is_none_or(str::is_empty) {
+            tracing::warn!(
+                "INTERNAL_TOKEN is not set: the admin service accepts loopback callers only"
+            );
+        }
+        let clock = overrides.clock.unwrap_or_else(|| Arc::new(SystemClock));
+        let core = Arc::new(Core::new(&config, conn, clock, keys, sms));
+        let listener = TcpListener::bind(config.grpc_addr)
+            .await
+            .with_context(|| format!("binding gRPC on {}", config.grpc_addr))?;
+        Ok(CoreApp { listener, core })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener
+            .local_addr()
+            .expect("a bound listener has an address")
+    }
+
+    /// The shared state (tests read the database through it).
+    pub fn core(&self) -> Arc<Core> {
+        self.core.clone()
+    }
+
+    /// Serves gRPC (with health and reflection) until `cancel` fires, then drains in-flight
+    /// calls.
+    pub async fn run_until_stopped(self, cancel: CancellationToken) -> anyhow::Result<()> {
+        let core = self.core;
+        let (health_reporter, health_service) = tonic_health::server::health_reporter();
+        health_reporter
+            .set_serving::<pb::identity_service_server::IdentityServiceServer<IdentityGrpc>>()
+            .await;
+        health_reporter
+            .set_service_status("", tonic_health::ServingStatus::Serving)
+            .await;
+        let reflection = tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+            .build_v1()?;
+
+        let janitor = tokio::spawn(janitor(core.clone(), cancel.clone()));
+        let result = tonic::transport::Server::builder()
+            .timeout(Duration::from_secs(30))
+            .add_service(health_service)
+            .add_service(reflection)
+            .add_service(pb::identity_service_server::IdentityServiceServer::new(
+                IdentityGrpc { core: core.clone() },
+            ))
+            .add_service(pb::business_service_server::BusinessServiceServer::new(
+                BusinessGrpc { core: core.clone() },
+            ))
+            .add_service(pb::admin_service_server::AdminServiceServer::new(
+                AdminGrpc { core: core.clone() },
+            ))
+            .serve_with_incoming_shutdown(
+                TcpListenerStream::new(self.listener),
+                cancel.clone().cancelled_owned(),
+            )
+            .await;
+        cancel.cancel();
+        let _ = janitor.await;
+        result.context("gRPC server")
+    }
+}
+
+/// Deletes expired limiter state now and then.
+async fn janitor(core: Arc<Core>, cancel: CancellationToken) {
+    loop {
+        tokio::select! {
+            () = cancel.cancelled() => return,
+            () = tokio::time::sleep(Duration::from_secs(300)) => {}
+        }
+        if let Err(err) = core.limiter.purge_expired().await {
+            tracing::warn!(error = %err, "purging expired limits failed");
+        }
+    }
+}

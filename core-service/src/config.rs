@@ -1,0 +1,127 @@
+//! The core's configuration: command-line flags with environment-variable fallbacks.
+
+use std::net::SocketAddr;
+
+use clap::{Args, ValueEnum};
+
+/// Settings of the core service (`core-service serve`).
+#[derive(Debug, Clone, Args)]
+pub struct CoreConfig {
+    #[command(flatten)]
+    pub database: DatabaseConfig,
+
+    /// Address of the gRPC server (port 0 picks a free port).
+    #[arg(long, env = "GRPC_ADDR", default_value = "127.0.0.1:50051")]
+    pub grpc_addr: SocketAddr,
+
+    /// HMAC key for access tokens (at least 32 bytes). Generated beside a SQLite database when
+    /// unset; required on PostgreSQL.
+    #[arg(long, env = "JWT_SECRET", hide_env_values = true)]
+    pub jwt_secret: Option<String>,
+
+    /// `iss` of issued access tokens, checked on every request.
+    #[arg(long, env = "JWT_ISSUER", default_value = "business-messaging")]
+    pub jwt_issuer: String,
+
+    /// `aud` of issued access tokens, checked on every request.
+    #[arg(long, env = "JWT_AUDIENCE", default_value = "business-messaging-api")]
+    pub jwt_audience: String,
+
+    /// Access-token lifetime in seconds.
+    #[arg(long, env = "ACCESS_TOKEN_TTL_SECS", default_value_t = 900)]
+    pub access_token_ttl_secs: u64,
+
+    /// Refresh-token lifetime in seconds (30 days).
+    #[arg(long, env = "REFRESH_TOKEN_TTL_SECS", default_value_t = 30 * 24 * 3600)]
+    pub refresh_token_ttl_secs: u64,
+
+    /// At least 32 random bytes, hex or base64: derives the OTP HMAC key and the webhook-secret
+    /// encryption key. Generated beside a SQLite database when unset; required on PostgreSQL.
+    #[arg(long, env = "MASTER_KEY", hide_env_values = true)]
+    pub master_key: Option<String>,
+
+    /// Guards the internal AdminService (and the workers' job stream). When unset, only
+    /// loopback peers are accepted.
+    #[arg(long, env = "INTERNAL_TOKEN", hide_env_values = true)]
+    pub internal_token: Option<String>,
+
+    #[command(flatten)]
+    pub sms: SmsConfig,
+
+    #[command(flatten)]
+    pub limits: LimitsConfig,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DatabaseConfig {
+    /// `sqlite://path/to/file.db` or `postgres://user@host/db`.
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://data/core.db")]
+    pub database_url: String,
+
+    /// Connections in the pool (PostgreSQL; SQLite always uses one writer connection).
+    #[arg(long, env = "DATABASE_MAX_CONNECTIONS", default_value_t = 10)]
+    pub database_max_connections: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SmsProviderKind {
+    /// Writes codes to the log (development).
+    Log,
+    /// POSTs `{"to","text"}` to SMS_HTTP_URL.
+    Http,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SmsConfig {
+    /// Where one-time codes go.
+    #[arg(long, env = "SMS_PROVIDER", value_enum, default_value = "log")]
+    pub sms_provider: SmsProviderKind,
+
+    /// Endpoint of the `http` SMS provider.
+    #[arg(long, env = "SMS_HTTP_URL")]
+    pub sms_http_url: Option<String>,
+}
+
+/// Request limits. The per-phone limits hold across every core sharing the database.
+#[derive(Debug, Clone, Args)]
+pub struct LimitsConfig {
+    /// Seconds between two code requests for one phone number.
+    #[arg(long, env = "OTP_COOLDOWN_SECS", default_value_t = 60)]
+    pub otp_cooldown_secs: u64,
+
+    /// Code requests per phone number per hour.
+    #[arg(long, env = "OTP_REQUESTS_PER_PHONE_PER_HOUR", default_value_t = 5)]
+    pub otp_requests_per_phone_per_hour: u32,
+
+    /// Code requests per client IP per hour.
+    #[arg(long, env = "OTP_REQUESTS_PER_IP_PER_HOUR", default_value_t = 30)]
+    pub otp_requests_per_ip_per_hour: u32,
+
+    /// Code verifications per client IP per hour.
+    #[arg(long, env = "OTP_VERIFIES_PER_IP_PER_HOUR", default_value_t = 60)]
+    pub otp_verifies_per_ip_per_hour: u32,
+
+    /// Failed verifications after which a phone number is locked until the end of the UTC day.
+    #[arg(long, env = "OTP_DAILY_FAILURES_PER_PHONE", default_value_t = 20)]
+    pub otp_daily_failures_per_phone: u32,
+}
+
+impl CoreConfig {
+    /// A configuration for tests and embedding: every default, the given database, port 0.
+    pub fn for_database(database_url: impl Into<String>) -> Self {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Wrapper {
+            #[command(flatten)]
+            config: CoreConfig,
+        }
+        // An empty command line yields the documented defaults (environment variables still
+        // apply; callers set what they depend on).
+        let mut config = Wrapper::try_parse_from(["core"])
+            .map(|w| w.config)
+            .unwrap_or_else(|e| panic!("defaults must parse: {e}"));
+        config.database.database_url = database_url.into();
+        config.grpc_addr = SocketAddr::from(([127, 0, 0, 1], 0));
+        config
+    }
+}

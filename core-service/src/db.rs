@@ -1,0 +1,133 @@
+//! Connecting to SQLite or PostgreSQL (chosen by the URL) and applying migrations.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use migrations::{Migrator, MigratorTrait};
+use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseConnection};
+
+/// Which database a URL names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Backend {
+    /// `file` is None for an in-memory database.
+    Sqlite {
+        file: Option<PathBuf>,
+    },
+    Postgres,
+}
+
+impl Backend {
+    pub fn of(url: &str) -> anyhow::Result<Backend> {
+        if let Some(rest) = url.strip_prefix("sqlite:") {
+            let path = rest.trim_start_matches("//");
+            let path = path.split('?').next().unwrap_or_default();
+            if path.is_empty() || path == ":memory:" || rest.contains("mode=memory") {
+                return Ok(Backend::Sqlite { file: None });
+            }
+            return Ok(Backend::Sqlite {
+                file: Some(PathBuf::from(path)),
+            });
+        }
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            return Ok(Backend::Postgres);
+        }
+        anyhow::bail!("DATABASE_URL must start with sqlite:// or postgres://")
+    }
+}
+
+/// Opens the pool. A SQLite file (and its folder) is created when missing; SQLite runs in WAL
+/// mode with one pooled connection, so writers never race for the lock.
+pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<DatabaseConnection> {
+    let backend = Backend::of(url)?;
+    let mut options = ConnectOptions::new(url.to_string());
+    options
+        .sqlx_logging(false)
+        .connect_timeout(Duration::from_secs(10))
+        .acquire_timeout(Duration::from_secs(10));
+    match &backend {
+        Backend::Sqlite { file } => {
+            if let Some(dir) = file.as_ref().and_then(|f| f.parent()) {
+                if !dir.as_os_str().is_empty() {
+                    std::fs::create_dir_all(dir)
+                        .with_context(|| format!("creating {}", dir.display()))?;
+                }
+            }
+            // An in-memory database lives as long as its one connection.
+            options
+                .max_connections(1)
+                .min_connections(1)
+                .idle_timeout(None)
+                .max_lifetime(None);
+            options.map_sqlx_sqlite_opts(|o| {
+                o.create_if_missing(true)
+                    .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal)
+                    .synchronous(sqlx::sqlite::SqliteSynchronous::Normal)
+                    .busy_timeout(Duration::from_secs(10))
+                    .foreign_keys(true)
+            });
+        }
+        Backend::Postgres => {
+            options.max_connections(max_connections.max(2));
+        }
+    }
+    Database::connect(options)
+        .await
+        .with_context(|| format!("connecting to {}", redact(url)))
+}
+
+/// Applies pending migrations through `conn`. On PostgreSQL, cores starting at once serialise on
+/// an advisory lock held by a dedicated connection.
+pub async fn migrate(conn: &DatabaseConnection, url: &str) -> anyhow::Result<()> {
+    if Backend::of(url)? == Backend::Postgres {
+        let mut options = ConnectOptions::new(url.to_string());
+        options
+            .max_connections(1)
+            .min_connections(1)
+            .sqlx_logging(false);
+        let lock = Database::connect(options).await?;
+        lock.execute_unprepared("SELECT pg_advisory_lock(7248150391)")
+            .await?;
+        let result = Migrator::up(conn, None).await;
+        lock.execute_unprepared("SELECT pg_advisory_unlock(7248150391)")
+            .await?;
+        lock.close().await?;
+        result?;
+    } else {
+        Migrator::up(conn, None).await?;
+    }
+    Ok(())
+}
+
+/// The URL without its password, for logs.
+pub fn redact(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        _ => url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backend_is_chosen_by_the_url() {
+        assert_eq!(
+            Backend::of("sqlite://data/core.db?mode=rwc").unwrap(),
+            Backend::Sqlite {
+                file: Some(PathBuf::from("data/core.db"))
+            }
+        );
+        assert_eq!(
+            Backend::of("sqlite::memory:").unwrap(),
+            Backend::Sqlite { file: None }
+        );
+        assert_eq!(Backend::of("postgres://u@h/db").unwrap(), Backend::Postgres);
+        assert!(Backend::of("mysql://x").is_err());
+        assert_eq!(redact("postgres://u:secret@h/db"), "postgres://u:***@h/db");
+    }
+}

@@ -1,0 +1,228 @@
+//! Domain values that cannot be built invalid: past these constructors nothing re-checks.
+
+use proto::ErrorCode;
+
+use crate::error::{AppError, AppResult};
+
+fn invalid(field: &str, why: &str) -> AppError {
+    AppError::new(ErrorCode::InvalidRequest, format!("{field}: {why}"))
+}
+
+/// A phone number in E.164 form (`+14155550123`), checked against libphonenumber's rules.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PhoneNumber(String);
+
+impl PhoneNumber {
+    pub fn parse(input: &str) -> AppResult<PhoneNumber> {
+        let err = || {
+            AppError::new(
+                ErrorCode::InvalidPhoneNumber,
+                "phone_number must be an E.164 number such as +14155550123",
+            )
+        };
+        let text = input.trim();
+        if !text.starts_with('+') || text.len() > 20 {
+            return Err(err());
+        }
+        let parsed = phonenumber::parse(None, text).map_err(|_| err())?;
+        if !phonenumber::is_valid(&parsed) {
+            return Err(err());
+        }
+        Ok(PhoneNumber(
+            parsed.format().mode(phonenumber::Mode::E164).to_string(),
+        ))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+/// A business-login one-time code: exactly six ASCII digits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OtpCode(String);
+
+impl OtpCode {
+    pub fn parse(input: &str) -> AppResult<OtpCode> {
+        if input.len() == 6 && input.bytes().all(|b| b.is_ascii_digit()) {
+            Ok(OtpCode(input.to_string()))
+        } else {
+            Err(AppError::new(
+                ErrorCode::InvalidOtpCode,
+                "code must be exactly 6 digits",
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A business name: trimmed, 1 to 100 characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BusinessName(String);
+
+impl BusinessName {
+    pub fn parse(input: Option<&str>) -> AppResult<BusinessName> {
+        let Some(text) = input else {
+            return Err(invalid("business_name", "is required"));
+        };
+        let text = text.trim();
+        let len = text.chars().count();
+        if len == 0 || len > 100 {
+            return Err(invalid("business_name", "must be 1 to 100 characters"));
+        }
+        if text.chars().any(char::is_control) {
+            return Err(invalid(
+                "business_name",
+                "must not contain control characters",
+            ));
+        }
+        Ok(BusinessName(text.to_string()))
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+/// A business category: trimmed, 1 to 100 characters.
+pub fn parse_category(input: &str) -> AppResult<String> {
+    let text = input.trim();
+    let len = text.chars().count();
+    if len == 0 || len > 100 || text.chars().any(char::is_control) {
+        return Err(invalid("category", "must be 1 to 100 characters, or null"));
+    }
+    Ok(text.to_string())
+}
+
+/// A website URL: absolute http or https with a host, at most 2048 characters.
+pub fn parse_website_url(input: &str) -> AppResult<String> {
+    let err = || {
+        invalid(
+            "website_url",
+            "must be an absolute http or https URL, or null",
+        )
+    };
+    let text = input.trim();
+    if text.len() > 2048 {
+        return Err(err());
+    }
+    let url = url::Url::parse(text).map_err(|_| err())?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
+        return Err(err());
+    }
+    Ok(url.to_string())
+}
+
+macro_rules! string_enum {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident = $wire:literal),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name { $($variant),* }
+
+        impl $name {
+            pub const fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $wire),* }
+            }
+
+            /// Parses the wire name; anything else is `invalid_request` naming `field`.
+            pub fn parse(input: &str, field: &str) -> AppResult<Self> {
+                match input {
+                    $($wire => Ok($name::$variant),)*
+                    _ => Err(invalid(field, concat!("must be one of: ", $($wire, " "),*))),
+                }
+            }
+
+            /// Reads a value stored by this service.
+            pub fn from_db(input: &str) -> AppResult<Self> {
+                Self::parse(input, stringify!($name))
+                    .map_err(|_| AppError::internal(format!("bad stored {}: {input}", stringify!($name))))
+            }
+        }
+    };
+}
+
+string_enum!(
+    /// A user account's status.
+    UserStatus { Active = "active", Suspended = "suspended", Banned = "banned" }
+);
+string_enum!(
+    /// A business account's status.
+    BusinessStatus { Active = "active", Suspended = "suspended" }
+);
+string_enum!(
+    /// A business account's mode.
+    BusinessMode { Sandbox = "sandbox", Live = "live" }
+);
+string_enum!(
+    /// A team member's role.
+    Role { Owner = "owner", Admin = "admin", Member = "member" }
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phone_numbers_are_normalised_to_e164_and_invalid_ones_refused() {
+        assert_eq!(
+            PhoneNumber::parse(" +14155550123 ").unwrap().as_str(),
+            "+14155550123"
+        );
+        for bad in [
+            "",
+            "14155550123",
+            "+1",
+            "+999999",
+            "+1415555012a",
+            "+44 20 7946 0958 ext 1",
+        ] {
+            let err = PhoneNumber::parse(bad).unwrap_err();
+            assert_eq!(err.code, ErrorCode::InvalidPhoneNumber, "{bad}");
+        }
+    }
+
+    #[test]
+    fn otp_codes_are_exactly_six_digits() {
+        assert!(OtpCode::parse("012345").is_ok());
+        for bad in ["12345", "1234567", "12345a", "١٢٣٤٥٦", " 12345"] {
+            assert_eq!(
+                OtpCode::parse(bad).unwrap_err().code,
+                ErrorCode::InvalidOtpCode
+            );
+        }
+    }
+
+    #[test]
+    fn business_names_are_trimmed_and_one_to_a_hundred_characters() {
+        assert_eq!(
+            BusinessName::parse(Some("  Acme  ")).unwrap().into_string(),
+            "Acme"
+        );
+        assert!(BusinessName::parse(Some(&"é".repeat(100))).is_ok());
+        assert!(BusinessName::parse(Some(&"é".repeat(101))).is_err());
+        assert!(BusinessName::parse(Some("   ")).is_err());
+        assert!(BusinessName::parse(None).is_err());
+    }
+
+    #[test]
+    fn website_urls_must_be_absolute_http_or_https() {
+        assert!(parse_website_url("https://example.com/x").is_ok());
+        assert!(parse_website_url("http://example.com").is_ok());
+        for bad in [
+            "example.com",
+            "ftp://example.com",
+            "https://",
+            "javascript:alert(1)",
+            "/rel",
+        ] {
+            assert!(parse_website_url(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! `bm.v1.IdentityService`: proto <-> domain, one service call per RPC.
+
+use std::sync::Arc;
+
+use proto::v1 as pb;
+use tonic::{Request, Response, Status};
+
+use super::service;
+use crate::grpc_util::client_info;
+use crate::state::Core;
+
+pub struct IdentityGrpc {
+    pub core: Arc<Core>,
+}
+
+fn pair(tokens: service::TokenPair) -> pb::TokenPair {
+    pb::TokenPair {
+        access_token: tokens.access_token,
+        refresh_token: tokens.refresh_token,
+        token_type: "Bearer".to_string(),
+        expires_in: tokens.expires_in,
+    }
+}
+
+#[tonic::async_trait]
+impl pb::identity_service_server::IdentityService for IdentityGrpc {
+    async fn request_otp(
+        &self,
+        request: Request<pb::RequestOtpRequest>,
+    ) -> Result<Response<pb::Empty>, Status> {
+        let client = client_info(&request);
+        service::request_otp(&self.core, &client, &request.get_ref().phone_number).await?;
+        Ok(Response::new(pb::Empty {}))
+    }
+
+    async fn verify_otp(
+        &self,
+        request: Request<pb::VerifyOtpRequest>,
+    ) -> Result<Response<pb::TokenPair>, Status> {
+        let client = client_info(&request);
+        let body = request.get_ref();
+        let tokens =
+            service::verify_otp(&self.core, &client, &body.phone_number, &body.code).await?;
+        Ok(Response::new(pair(tokens)))
+    }
+
+    async fn refresh(
+        &self,
+        request: Request<pb::RefreshRequest>,
+    ) -> Result<Response<pb::TokenPair>, Status> {
+        let tokens = service::refresh(&self.core, &request.get_ref().refresh_token).await?;
+        Ok(Response::new(pair(tokens)))
+    }
+
+    async fn logout(
+        &self,
+        request: Request<pb::LogoutRequest>,
+    ) -> Result<Response<pb::Empty>, Status> {
+        service::logout(&self.core, &request.get_ref().refresh_token).await?;
+        Ok(Response::new(pb::Empty {}))
+    }
+}

@@ -1,0 +1,334 @@
+//! The identity rules: one-time codes for business login, token issue and rotation, and
+//! authenticating a user from an access token.
+
+use std::time::Duration;
+
+use chrono::{Days, TimeZone, Utc};
+use hmac::{Hmac, KeyInit, Mac};
+use proto::ErrorCode;
+use sha2::Sha256;
+use subtle::ConstantTimeEq;
+use uuid::Uuid;
+
+use super::store;
+use super::tokens;
+use crate::domain::{OtpCode, PhoneNumber, UserStatus};
+use crate::entities::users;
+use crate::error::{AppError, AppResult};
+use crate::limits::Rate;
+use crate::state::Core;
+
+/// The purpose codes of this flow are issued for.
+pub const BUSINESS_LOGIN: &str = "business_login";
+/// How long a code lives.
+pub const OTP_TTL: Duration = Duration::from_secs(300);
+/// Wrong tries after which a code is dead.
+pub const OTP_MAX_TRIES: i32 = 5;
+
+const HOUR: Duration = Duration::from_secs(3600);
+
+/// Who is asking, as far as the transport can tell.
+#[derive(Debug, Clone, Default)]
+pub struct ClientInfo {
+    pub ip: Option<String>,
+    pub user_agent: Option<String>,
+}
+
+/// An issued token pair.
+#[derive(Debug, Clone)]
+pub struct TokenPair {
+    pub access_token: String,
+    pub refresh_token: String,
+    pub expires_in: i64,
+}
+
+fn otp_hash(core: &Core, user_id: Uuid, code: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(&core.keys.otp_hmac_key).expect("any key length");
+    mac.update(user_id.as_bytes());
+    mac.update(BUSINESS_LOGIN.as_bytes());
+    mac.update(code.as_bytes());
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// Sends a business-login code to `phone` when an account has that number. Answers the same
+/// for unknown numbers (no account enumeration), and applies the per-IP cap, the per-phone
+/// cooldown and the hourly cap to every number. When the SMS provider fails, no code stays
+/// live and no limit is spent.
+///
+/// Errors: `invalid_phone_number`, `rate_limited`, `sms_delivery_unavailable`.
+pub async fn request_otp(core: &Core, client: &ClientInfo, phone: &str) -> AppResult<()> {
+    let phone = PhoneNumber::parse(phone)?;
+    let limits = &core.limits;
+    let mut keys = vec![
+        (
+            format!("otp_request:cooldown:{}", phone.as_str()),
+            Rate::per(1, Duration::from_secs(limits.otp_cooldown_secs.max(1))),
+        ),
+        (
+            format!("otp_request:hour:{}", phone.as_str()),
+            Rate::per(limits.otp_requests_per_phone_per_hour.max(1), HOUR),
+        ),
+    ];
+    if let Some(ip) = &client.ip {
+        keys.push((
+            format!("otp_request:ip:{ip}"),
+            Rate::per(limits.otp_requests_per_ip_per_hour.max(1), HOUR),
+        ));
+    }
+    let taken = core.limiter.acquire(&keys, ErrorCode::RateLimited).await?;
+
+    let Some(user) = store::user_by_phone(&core.db, phone.as_str()).await? else {
+        tracing::info!("otp requested for an unknown phone number; nothing sent");
+        return Ok(());
+    };
+    let code = format!("{:06}", rand::random_range(0..1_000_000u32));
+    let now = core.clock.now();
+    let expires = now.timestamp_millis() + OTP_TTL.as_millis() as i64;
+    let stored = store::replace_otp(
+        &core.db,
+        user.id,
+        BUSINESS_LOGIN,
+        otp_hash(core, user.id, &code),
+        expires,
+        now,
+    )
+    .await;
+    let code_id = match stored {
+        Ok(id) => id,
+        Err(err) => {
+            core.limiter.release(&taken).await;
+            return Err(err);
+        }
+    };
+    let text = format!("Your business login code is {code}. It expires in 5 minutes.");
+    if let Err(err) = core.sms.send(phone.as_str(), &text).await {
+        tracing::warn!(error = %err, "sms provider failed; code withdrawn");
+        let _ = store::delete_otp(&core.db, code_id).await;
+        core.limiter.release(&taken).await;
+        return Err(AppError::new(
+            ErrorCode::SmsDeliveryUnavailable,
+            "the code could not be sent; try again later",
+        ));
+    }
+    Ok(())
+}
+
+fn failures_key(phone: &PhoneNumber, day: chrono::NaiveDate) -> String {
+    format!("otp_verify:failures:{}:{day}", phone.as_str())
+}
+
+/// Exchanges a code for an access token and a new refresh-token family. The code is checked
+/// before the account's status, so a guesser learns nothing about suspended accounts.
+///
+/// Errors: `invalid_phone_number`, `invalid_otp_code` (malformed, wrong, expired, used or dead
+/// after five wrong tries), `rate_limited` (per IP, or the phone's daily lock after too many
+/// failures), `account_suspended`.
+pub async fn verify_otp(
+    core: &Core,
+    client: &ClientInfo,
+    phone: &str,
+    code: &str,
+) -> AppResult<TokenPair> {
+    let phone = PhoneNumber::parse(phone)?;
+    let code = OtpCode::parse(code)?;
+    if let Some(ip) = &client.ip {
+        let key = format!("otp_verify:ip:{ip}");
+        let rate = Rate::per(core.limits.otp_verifies_per_ip_per_hour.max(1), HOUR);
+        core.limiter
+            .acquire(&[(key, rate)], ErrorCode::RateLimited)
+            .await?;
+    }
+    let now = core.clock.now();
+    let today = now.date_naive();
+    let tomorrow = Utc.from_utc_datetime(
+        &today
+            .checked_add_days(Days::new(1))
+            .unwrap_or(today)
+            .and_hms_opt(0, 0, 0)
+            .unwrap_or_default(),
+    );
+    let failures_key = failures_key(&phone, today);
+    let failures = core.limiter.counter(&failures_key).await?;
+    if failures >= i64::from(core.limits.otp_daily_failures_per_phone) {
+        let wait = (tomorrow - now).to_std().unwrap_or(Duration::from_secs(1));
+        return Err(AppError::retry_after(
+            ErrorCode::RateLimited,
+            wait,
+            "too many failed codes for this number today",
+        ));
+    }
+
+    let wrong = || AppError::new(ErrorCode::InvalidOtpCode, "the code is wrong or expired");
+    let fail = async |core: &Core| -> AppResult<AppError> {
+        core.limiter
+            .increment(&failures_key, tomorrow.timestamp_millis())
+            .await?;
+        Ok(wrong())
+    };
+
+    let Some(user) = store::user_by_phone(&core.db, phone.as_str()).await? else {
+        return Err(fail(core).await?);
+    };
+    let Some(live) = store::live_otp(&core.db, user.id, BUSINESS_LOGIN).await? else {
+        return Err(fail(core).await?);
+    };
+    if live.attempts >= OTP_MAX_TRIES || live.expires_at_ms <= now.timestamp_millis() {
+        return Err(fail(core).await?);
+    }
+    let expected = otp_hash(core, user.id, code.as_str());
+    if !bool::from(expected.as_bytes().ct_eq(live.code_hash.as_bytes())) {
+        store::count_wrong_try(&core.db, live.id, OTP_MAX_TRIES).await?;
+        return Err(fail(core).await?);
+    }
+    if !store::consume_otp(&core.db, live.id, OTP_MAX_TRIES, now).await? {
+        return Err(fail(core).await?);
+    }
+    ensure_active(&user)?;
+    issue_tokens(core, user.id, None).await
+}
+
+fn ensure_active(user: &users::Model) -> AppResult<()> {
+    match UserStatus::from_db(&user.status)? {
+        UserStatus::Active => Ok(()),
+        UserStatus::Suspended | UserStatus::Banned => Err(AppError::new(
+            ErrorCode::AccountSuspended,
+            "this account is suspended",
+        )),
+    }
+}
+
+/// Issues an access token and a refresh token, in `family` or in a new family.
+async fn issue_tokens(core: &Core, user_id: Uuid, family: Option<Uuid>) -> AppResult<TokenPair> {
+    let now = core.clock.now();
+    let family = match family {
+        Some(id) => id,
+        None => store::insert_family(&core.db, user_id, now).await?,
+    };
+    let refresh = tokens::new_opaque_token();
+    let refresh_expires = now.timestamp_millis() + core.tokens.refresh_ttl.as_millis() as i64;
+    store::insert_refresh_token(
+        &core.db,
+        family,
+        user_id,
+        tokens::hash_token(&refresh),
+        refresh_expires,
+        now,
+    )
+    .await?;
+    let access = tokens::issue_access_token(
+        &core.keys.jwt_secret,
+        &core.tokens,
+        user_id,
+        now.timestamp(),
+    )
+    .map_err(|e| AppError::internal(format!("signing a token: {e}")))?;
+    Ok(TokenPair {
+        access_token: access,
+        refresh_token: refresh,
+        expires_in: core.tokens.access_ttl.as_secs() as i64,
+    })
+}
+
+fn invalid_refresh() -> AppError {
+    AppError::new(
+        ErrorCode::InvalidRefreshToken,
+        "the refresh token is invalid, expired or revoked",
+    )
+}
+
+fn require_token(token: &str) -> AppResult<&str> {
+    let token = token.trim();
+    if token.is_empty() || token.len() > 512 {
+        return Err(AppError::new(
+            ErrorCode::InvalidRequest,
+            "refresh_token: is required",
+        ));
+    }
+    Ok(token)
+}
+
+/// Rotates a refresh token: the presented one is spent and a new one of the same family is
+/// issued with a new access token. Presenting a spent token again revokes its whole family.
+///
+/// Errors: `invalid_request`, `invalid_refresh_token`, `account_suspended`.
+pub async fn refresh(core: &Core, refresh_token: &str) -> AppResult<TokenPair> {
+    let token = require_token(refresh_token)?;
+    let now = core.clock.now();
+    let row = store::refresh_token_by_hash(&core.db, &tokens::hash_token(token))
+        .await?
+        .ok_or_else(invalid_refresh)?;
+    let family = store::family(&core.db, row.family_id)
+        .await?
+        .ok_or_else(invalid_refresh)?;
+    if family.revoked_at.is_some() {
+        return Err(invalid_refresh());
+    }
+    if row.used_at.is_some() {
+        tracing::warn!(family = %family.id, "refresh token replayed; family revoked");
+        store::revoke_family(&core.db, family.id, now).await?;
+        return Err(invalid_refresh());
+    }
+    if row.expires_at_ms <= now.timestamp_millis() {
+        return Err(invalid_refresh());
+    }
+    let user = store::user_by_id(&core.db, row.user_id)
+        .await?
+        .ok_or_else(invalid_refresh)?;
+    ensure_active(&user)?;
+    if !store::use_refresh_token(&core.db, row.id, now).await? {
+        // Another request spent it between our read and our write: a replay.
+        store::revoke_family(&core.db, family.id, now).await?;
+        return Err(invalid_refresh());
+    }
+    issue_tokens(core, user.id, Some(family.id)).await
+}
+
+/// Revokes the family of a refresh token (sign-out of that session).
+///
+/// Errors: `invalid_request`, `invalid_refresh_token`.
+pub async fn logout(core: &Core, refresh_token: &str) -> AppResult<()> {
+    let token = require_token(refresh_token)?;
+    let row = store::refresh_token_by_hash(&core.db, &tokens::hash_token(token))
+        .await?
+        .ok_or_else(invalid_refresh)?;
+    let family = store::family(&core.db, row.family_id)
+        .await?
+        .ok_or_else(invalid_refresh)?;
+    if family.revoked_at.is_some() {
+        return Err(invalid_refresh());
+    }
+    store::revoke_family(&core.db, family.id, core.clock.now()).await
+}
+
+/// The user behind an `authorization: Bearer <access token>` value. The account's status is
+/// read on every call, so a suspension takes effect before the token expires.
+///
+/// Errors: `unauthorized` (missing, malformed, expired or foreign-signed token, or the user is
+/// gone), `account_suspended`.
+pub async fn authenticate_user(
+    core: &Core,
+    authorization: Option<&str>,
+) -> AppResult<users::Model> {
+    let unauthorized =
+        || AppError::new(ErrorCode::Unauthorized, "a valid access token is required");
+    let token = authorization.and_then(bearer).ok_or_else(unauthorized)?;
+    let user_id = tokens::verify_access_token(
+        &core.keys.jwt_secret,
+        &core.tokens,
+        token,
+        core.clock.now().timestamp(),
+    )
+    .ok_or_else(unauthorized)?;
+    let user = store::user_by_id(&core.db, user_id)
+        .await?
+        .ok_or_else(unauthorized)?;
+    ensure_active(&user)?;
+    Ok(user)
+}
+
+/// The token of a `Bearer` authorization value (the scheme is case-insensitive).
+pub fn bearer(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}

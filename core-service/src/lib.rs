@@ -1,0 +1,22 @@
+//! The core service: every rule and all state of the business messaging service, served over
+//! gRPC. The REST gateway and the webhook workers are clients of it.
+
+pub mod admin;
+pub mod app;
+pub mod business;
+pub mod clock;
+pub mod config;
+pub mod db;
+pub mod domain;
+pub mod entities;
+pub mod error;
+pub mod grpc_util;
+pub mod identity;
+pub mod limits;
+pub mod secrets;
+pub mod sms;
+pub mod state;
+pub mod telemetry;
+
+pub use app::{CoreApp, Overrides};
+pub use config::CoreConfig;

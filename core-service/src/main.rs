@@ -1,0 +1,76 @@
+//! `core-service`: serve (default), `migrate`, or `admin ...`.
+
+use clap::{Parser, Subcommand};
+use core_service::admin::cli::{self, AdminArgs};
+use core_service::config::DatabaseConfig;
+use core_service::{CoreApp, CoreConfig, Overrides, db, telemetry};
+use tokio_util::sync::CancellationToken;
+
+#[derive(Parser)]
+#[command(
+    name = "core-service",
+    version,
+    about = "The business messaging core (gRPC)"
+)]
+#[command(args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    serve: CoreConfig,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve gRPC (the default when no command is given).
+    Serve(Box<CoreConfig>),
+    /// Apply pending database migrations and exit.
+    Migrate(DatabaseConfig),
+    /// Operator commands against a running core; each prints JSON.
+    Admin(AdminArgs),
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    telemetry::init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => serve(cli.serve).await,
+        Some(Command::Serve(config)) => serve(*config).await,
+        Some(Command::Migrate(database)) => migrate(database).await,
+        Some(Command::Admin(args)) => match cli::run(args).await {
+            Ok(value) => {
+                println!("{value}");
+                Ok(())
+            }
+            Err(err) => Err(err),
+        },
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(config: CoreConfig) -> anyhow::Result<()> {
+    let app = CoreApp::build(config, Overrides::default()).await?;
+    tracing::info!(addr = %app.local_addr(), "core gRPC listening");
+    let cancel = CancellationToken::new();
+    let stop = cancel.clone();
+    tokio::spawn(async move {
+        telemetry::shutdown_signal().await;
+        stop.cancel();
+    });
+    app.run_until_stopped(cancel).await
+}
+
+async fn migrate(database: DatabaseConfig) -> anyhow::Result<()> {
+    let conn = db::connect(&database.database_url, 2).await?;
+    db::migrate(&conn, &database.database_url).await?;
+    conn.close().await?;
+    println!("{{\"migrated\":true}}");
+    Ok(())
+}

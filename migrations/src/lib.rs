@@ -1,0 +1,18 @@
+//! The database schema. The core applies pending migrations at start (`core-service migrate`
+//! applies them explicitly). Every migration runs on SQLite and on PostgreSQL.
+//!
+//! Times that rules compare in SQL (limits, leases) are stored as integer Unix milliseconds, so
+//! comparisons mean the same on both databases; times that are only shown are timestamps.
+
+pub use sea_orm_migration::prelude::*;
+
+mod m20261122_000001_identity;
+
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m20261122_000001_identity::Migration)]
+    }
+}

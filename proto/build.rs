@@ -1,0 +1,23 @@
+//! Compiles the .proto files with protox (pure Rust), so no system `protoc` is needed.
+use std::{env, fs, path::PathBuf};
+
+use protox::prost::Message as _;
+
+const FILES: &[&str] = &[
+    "bm/v1/common.proto",
+    "bm/v1/identity.proto",
+    "bm/v1/business.proto",
+    "bm/v1/admin.proto",
+];
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    println!("cargo:rerun-if-changed=protos");
+    let out_dir = PathBuf::from(env::var("OUT_DIR")?);
+    let fds = protox::compile(FILES, ["protos"])?;
+    fs::write(out_dir.join("bm_descriptor.bin"), fds.encode_to_vec())?;
+    tonic_prost_build::configure()
+        .build_server(true)
+        .build_client(true)
+        .compile_fds(fds)?;
+    Ok(())
+}

@@ -1,0 +1,16 @@
+//! The contract between the core, the gateway and the workers: the generated gRPC code
+//! (`bm.v1`) and the error catalogue that maps every error code to its gRPC code and HTTP status.
+
+pub mod error_code;
+
+pub use error_code::{ErrorCode, RemoteError};
+
+/// Generated messages, clients and servers of the `bm.v1` package.
+#[allow(clippy::all, clippy::pedantic, missing_docs)]
+pub mod v1 {
+    tonic::include_proto!("bm.v1");
+
+    /// The encoded file descriptor set, for gRPC server reflection.
+    pub const FILE_DESCRIPTOR_SET: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/bm_descriptor.bin"));
+}

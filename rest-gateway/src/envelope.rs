@@ -1,0 +1,115 @@
+//! The response envelope of every answer, success or failure, and the mapping of catalogue
+//! errors onto HTTP.
+
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use proto::{ErrorCode, RemoteError};
+use serde::Serialize;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::{PartialSchema, ToSchema};
+
+/// `{success, message, data, timestamp}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Envelope<T: ToSchema> {
+    /// true on success, false on failure.
+    pub success: bool,
+    /// `message_sent` for sends, `ok` for other successes, the error code on failure.
+    pub message: String,
+    /// The payload; null on failure and for empty successes.
+    pub data: T,
+    /// When the answer was made (RFC 3339, UTC).
+    #[schema(value_type = String, format = DateTime)]
+    pub timestamp: String,
+}
+
+/// JSON `null`: the `data` of failures and of empty successes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Null;
+
+impl Serialize for Null {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_unit()
+    }
+}
+
+impl PartialSchema for Null {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new().schema_type(Type::Null).into()
+    }
+}
+
+impl ToSchema for Null {}
+
+/// An envelope whose data is null.
+pub type EmptyEnvelope = Envelope<Null>;
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// A success: the envelope with `message` `ok` and the given status.
+pub fn ok<T: Serialize + ToSchema>(status: StatusCode, data: T) -> Response {
+    reply(status, "ok", data)
+}
+
+/// A success with another message (sends answer `message_sent`).
+pub fn reply<T: Serialize + ToSchema>(status: StatusCode, message: &str, data: T) -> Response {
+    let body = Envelope {
+        success: true,
+        message: message.to_string(),
+        data,
+        timestamp: now(),
+    };
+    (status, Json(body)).into_response()
+}
+
+/// A failure answered in the envelope. Internal details never reach the client.
+#[derive(Debug, Clone)]
+pub struct ApiError(pub RemoteError);
+
+impl ApiError {
+    pub fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
+        ApiError(RemoteError {
+            code,
+            detail: detail.into(),
+            retry_after: None,
+        })
+    }
+}
+
+impl From<tonic::Status> for ApiError {
+    fn from(status: tonic::Status) -> Self {
+        let err = RemoteError::from_status(&status);
+        if err.code.http_status() >= 500 {
+            tracing::warn!(code = %err.code, grpc = ?status.code(), detail = %status.message(), "core call failed");
+        }
+        ApiError(err)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let code = self.0.code;
+        let status =
+            StatusCode::from_u16(code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        tracing::debug!(code = %code, detail = %self.0.detail, "request refused");
+        let body = Envelope {
+            success: false,
+            message: code.as_str().to_string(),
+            data: Null,
+            timestamp: now(),
+        };
+        let mut response = (status, Json(body)).into_response();
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            let secs = self.0.retry_after_secs().unwrap_or(1);
+            if let Ok(value) = HeaderValue::from_str(&secs.to_string()) {
+                response.headers_mut().insert(header::RETRY_AFTER, value);
+            }
+        }
+        response
+    }
+}
+
+pub type ApiResult = Result<Response, ApiError>;

@@ -1,0 +1,167 @@
+//! Request extractors: the JSON body (with envelope errors) and the caller context forwarded to
+//! the core as gRPC metadata.
+
+use std::net::{IpAddr, SocketAddr};
+
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode};
+use proto::ErrorCode;
+use serde::de::DeserializeOwned;
+use tonic::metadata::{AsciiMetadataValue, MetadataMap};
+
+use crate::envelope::ApiError;
+use crate::state::AppState;
+
+/// A JSON body. Whatever the Content-Type, the bytes are parsed as JSON: a syntax error is
+/// `malformed_json`, a wrong type or missing field `invalid_request`, a body over the limit
+/// `payload_too_large`.
+pub struct JsonBody<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::new(ErrorCode::PayloadTooLarge, "request body too large")
+            } else {
+                ApiError::new(ErrorCode::MalformedJson, rejection.body_text())
+            }
+        })?;
+        parse_json(&bytes).map(JsonBody)
+    }
+}
+
+/// Parses a JSON request body into `T` with the envelope's error codes.
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(bytes).map_err(|err| {
+        use serde_json::error::Category;
+        match err.classify() {
+            Category::Data => ApiError::new(ErrorCode::InvalidRequest, err.to_string()),
+            Category::Syntax | Category::Eof | Category::Io => {
+                ApiError::new(ErrorCode::MalformedJson, err.to_string())
+            }
+        }
+    })
+}
+
+/// What the core needs to know about the HTTP caller.
+#[derive(Debug, Clone, Default)]
+pub struct CallContext {
+    pub authorization: Option<AsciiMetadataValue>,
+    pub client_ip: Option<IpAddr>,
+    pub user_agent: Option<String>,
+    pub request_id: Option<AsciiMetadataValue>,
+}
+
+impl CallContext {
+    /// A gRPC request carrying this context as metadata.
+    pub fn request<T>(&self, message: T) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        let meta: &mut MetadataMap = request.metadata_mut();
+        if let Some(auth) = &self.authorization {
+            meta.insert("authorization", auth.clone());
+        }
+        if let Some(ip) = self.client_ip.and_then(|ip| ip.to_string().parse().ok()) {
+            meta.insert("x-client-ip", ip);
+        }
+        if let Some(ua) = self
+            .user_agent
+            .as_deref()
+            .and_then(|ua| AsciiMetadataValue::try_from(ua).ok())
+        {
+            meta.insert("x-client-user-agent", ua);
+        }
+        if let Some(id) = &self.request_id {
+            meta.insert("x-request-id", id.clone());
+        }
+        request
+    }
+}
+
+fn header_ascii(headers: &HeaderMap, name: &str) -> Option<AsciiMetadataValue> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| AsciiMetadataValue::try_from(v).ok())
+}
+
+/// The client IP: the socket peer, or with TRUST_PROXY the last `X-Forwarded-For` entry (the
+/// one the trusted proxy appended).
+fn client_ip(headers: &HeaderMap, peer: Option<SocketAddr>, trust_proxy: bool) -> Option<IpAddr> {
+    if trust_proxy {
+        let forwarded = headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .filter_map(|part| part.trim().parse::<IpAddr>().ok())
+            .next_back();
+        if forwarded.is_some() {
+            return forwarded;
+        }
+    }
+    peer.map(|p| p.ip())
+}
+
+impl FromRequestParts<AppState> for CallContext {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|ConnectInfo(addr)| *addr);
+        let headers = &parts.headers;
+        Ok(CallContext {
+            authorization: header_ascii(headers, "authorization"),
+            client_ip: client_ip(headers, peer, state.trust_proxy),
+            user_agent: headers
+                .get("user-agent")
+                .and_then(|v| v.to_str().ok())
+                .map(|v| v.chars().take(512).collect()),
+            request_id: header_ascii(headers, "x-request-id"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_client_ip_is_the_peer_unless_a_trusted_proxy_forwarded_one() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "x-forwarded-for",
+            "203.0.113.9, 198.51.100.7".parse().unwrap(),
+        );
+        let peer = Some(SocketAddr::from(([10, 0, 0, 1], 5000)));
+        assert_eq!(client_ip(&headers, peer, false), Some([10, 0, 0, 1].into()));
+        assert_eq!(
+            client_ip(&headers, peer, true),
+            Some([198, 51, 100, 7].into())
+        );
+        assert_eq!(
+            client_ip(&HeaderMap::new(), peer, true),
+            Some([10, 0, 0, 1].into())
+        );
+    }
+
+    #[test]
+    fn json_errors_are_classified() {
+        #[derive(serde::Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Body {
+            name: String,
+        }
+        let code = |b: &[u8]| parse_json::<Body>(b).unwrap_err().0.code;
+        assert_eq!(code(b"{"), ErrorCode::MalformedJson);
+        assert_eq!(code(b""), ErrorCode::MalformedJson);
+        assert_eq!(code(b"{\"name\": 5}"), ErrorCode::InvalidRequest);
+        assert_eq!(code(b"{}"), ErrorCode::InvalidRequest);
+        assert_eq!(code(b"[]"), ErrorCode::InvalidRequest);
+    }
+}

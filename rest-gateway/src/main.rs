@@ -1,0 +1,62 @@
+//! `rest-gateway`: the public HTTP API in front of a core.
+
+use clap::Parser;
+use rest_gateway::{GatewayApp, GatewayConfig};
+use tokio_util::sync::CancellationToken;
+
+#[derive(Parser)]
+#[command(
+    name = "rest-gateway",
+    version,
+    about = "The business messaging REST gateway"
+)]
+struct Cli {
+    #[command(flatten)]
+    config: GatewayConfig,
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    rest_gateway_telemetry();
+    let cli = Cli::parse();
+    let result = async {
+        let app = GatewayApp::build(cli.config.clone()).await?;
+        tracing::info!(addr = %app.local_addr(), core = %cli.config.core_url, "gateway listening");
+        let cancel = CancellationToken::new();
+        let stop = cancel.clone();
+        tokio::spawn(async move {
+            let _ = tokio::signal::ctrl_c().await;
+            stop.cancel();
+        });
+        #[cfg(unix)]
+        {
+            let stop = cancel.clone();
+            tokio::spawn(async move {
+                if let Ok(mut term) =
+                    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                {
+                    term.recv().await;
+                    stop.cancel();
+                }
+            });
+        }
+        app.run_until_stopped(cancel).await
+    }
+    .await;
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn rest_gateway_telemetry() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,h2=warn,tower=warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}

@@ -1,0 +1,145 @@
+//! `/auth/*`: sign-in by one-time code and the token lifecycle.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use proto::v1 as pb;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::envelope::{ApiResult, EmptyEnvelope, Envelope, Null, ok};
+use crate::extract::{CallContext, JsonBody};
+use crate::state::AppState;
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct OtpRequestBody {
+    /// E.164 phone number of an existing account, e.g. `+14155550123`.
+    pub phone_number: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct OtpVerifyBody {
+    pub phone_number: String,
+    /// The 6-digit code.
+    #[schema(pattern = "^[0-9]{6}$")]
+    pub code: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RefreshTokenBody {
+    pub refresh_token: String,
+}
+
+/// An access token and a rotating refresh token.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TokenPair {
+    pub access_token: String,
+    pub refresh_token: String,
+    /// Always `Bearer`.
+    pub token_type: String,
+    /// Seconds until the access token expires.
+    pub expires_in: i64,
+}
+
+impl From<pb::TokenPair> for TokenPair {
+    fn from(p: pb::TokenPair) -> Self {
+        TokenPair {
+            access_token: p.access_token,
+            refresh_token: p.refresh_token,
+            token_type: p.token_type,
+            expires_in: p.expires_in,
+        }
+    }
+}
+
+/// Request a business-login code by SMS.
+///
+/// Answers 200 for unknown numbers too (nothing is sent). One request per number per cooldown,
+/// an hourly cap per number and per client IP.
+#[utoipa::path(post, path = "/auth/business/otp/request", tag = "auth",
+    request_body = OtpRequestBody,
+    responses(
+        (status = 200, description = "Code sent if the account exists", body = EmptyEnvelope),
+        (status = 429, description = "`rate_limited`", body = EmptyEnvelope,
+            headers(("Retry-After" = u64, description = "Seconds until a request would succeed"))),
+        (status = 503, description = "`sms_delivery_unavailable`", body = EmptyEnvelope),
+    ))]
+pub async fn otp_request(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    JsonBody(body): JsonBody<OtpRequestBody>,
+) -> ApiResult {
+    let message = pb::RequestOtpRequest {
+        phone_number: body.phone_number,
+    };
+    state
+        .identity
+        .clone()
+        .request_otp(ctx.request(message))
+        .await?;
+    Ok(ok(StatusCode::OK, Null))
+}
+
+/// Verify a business-login code and receive tokens.
+#[utoipa::path(post, path = "/auth/business/otp/verify", tag = "auth",
+    request_body = OtpVerifyBody,
+    responses(
+        (status = 200, description = "Signed in", body = Envelope<TokenPair>),
+        (status = 403, description = "`account_suspended`", body = EmptyEnvelope),
+        (status = 429, description = "`rate_limited`", body = EmptyEnvelope,
+            headers(("Retry-After" = u64, description = "Seconds until a request would succeed"))),
+    ))]
+pub async fn otp_verify(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    JsonBody(body): JsonBody<OtpVerifyBody>,
+) -> ApiResult {
+    let message = pb::VerifyOtpRequest {
+        phone_number: body.phone_number,
+        code: body.code,
+    };
+    let pair = state
+        .identity
+        .clone()
+        .verify_otp(ctx.request(message))
+        .await?;
+    Ok(ok(StatusCode::OK, TokenPair::from(pair.into_inner())))
+}
+
+/// Rotate a refresh token. A refresh token used twice revokes its whole family.
+#[utoipa::path(post, path = "/auth/refresh", tag = "auth",
+    request_body = RefreshTokenBody,
+    responses(
+        (status = 200, description = "A new token pair", body = Envelope<TokenPair>),
+        (status = 401, description = "`invalid_refresh_token`", body = EmptyEnvelope),
+        (status = 403, description = "`account_suspended`", body = EmptyEnvelope),
+    ))]
+pub async fn refresh(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    JsonBody(body): JsonBody<RefreshTokenBody>,
+) -> ApiResult {
+    let message = pb::RefreshRequest {
+        refresh_token: body.refresh_token,
+    };
+    let pair = state.identity.clone().refresh(ctx.request(message)).await?;
+    Ok(ok(StatusCode::OK, TokenPair::from(pair.into_inner())))
+}
+
+/// Sign out: revoke the refresh token's family.
+#[utoipa::path(post, path = "/auth/logout", tag = "auth",
+    request_body = RefreshTokenBody,
+    responses(
+        (status = 200, description = "Signed out", body = EmptyEnvelope),
+        (status = 401, description = "`invalid_refresh_token`", body = EmptyEnvelope),
+    ))]
+pub async fn logout(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    JsonBody(body): JsonBody<RefreshTokenBody>,
+) -> ApiResult {
+    let message = pb::LogoutRequest {
+        refresh_token: body.refresh_token,
+    };
+    state.identity.clone().logout(ctx.request(message)).await?;
+    Ok(ok(StatusCode::OK, Null))
+}

@@ -1,0 +1,156 @@
+//! `/business/me` and `/business/sandbox`.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use proto::v1 as pb;
+use serde::{Deserialize, Deserializer, Serialize};
+use utoipa::ToSchema;
+
+use crate::envelope::{ApiResult, Envelope, ok};
+use crate::extract::{CallContext, JsonBody};
+use crate::state::AppState;
+
+/// A business account.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BusinessAccount {
+    /// The account id: its owner's user id.
+    #[schema(format = Uuid)]
+    pub user_id: String,
+    pub business_name: String,
+    pub category: Option<String>,
+    #[schema(format = "uri")]
+    pub website_url: Option<String>,
+    /// `active` or `suspended`.
+    pub status: String,
+    /// `sandbox` or `live`.
+    pub mode: String,
+    /// The owner's phone number (E.164).
+    pub phone_number: String,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+}
+
+impl From<pb::BusinessAccount> for BusinessAccount {
+    fn from(b: pb::BusinessAccount) -> Self {
+        BusinessAccount {
+            user_id: b.user_id,
+            business_name: b.business_name,
+            category: b.category,
+            website_url: b.website_url,
+            status: b.status,
+            mode: b.mode,
+            phone_number: b.phone_number,
+            created_at: b.created_at,
+        }
+    }
+}
+
+/// Distinguishes an absent field (`None`) from an explicit `null` (`Some(None)`).
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
+}
+
+/// Changes to the business account. An absent `category` or `website_url` is unchanged; `null`
+/// clears it.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct UpdateBusinessBody {
+    /// 1 to 100 characters once trimmed.
+    #[schema(max_length = 100)]
+    pub business_name: String,
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>, max_length = 100)]
+    pub category: Option<Option<String>>,
+    /// An absolute http or https URL.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>, format = "uri")]
+    pub website_url: Option<Option<String>>,
+}
+
+/// A new sandbox business.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct CreateSandboxBody {
+    #[schema(max_length = 100)]
+    pub business_name: String,
+    #[serde(default)]
+    #[schema(max_length = 100)]
+    pub category: Option<String>,
+    #[serde(default)]
+    #[schema(format = "uri")]
+    pub website_url: Option<String>,
+}
+
+/// The caller's business account (also readable while suspended).
+#[utoipa::path(get, path = "/business/me", tag = "business",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The account", body = Envelope<BusinessAccount>),
+    ))]
+pub async fn get_me(State(state): State<AppState>, ctx: CallContext) -> ApiResult {
+    let account = state
+        .business
+        .clone()
+        .get_my_business(ctx.request(pb::GetMyBusinessRequest {}))
+        .await?;
+    Ok(ok(
+        StatusCode::OK,
+        BusinessAccount::from(account.into_inner()),
+    ))
+}
+
+/// Update the business account (owner or admin).
+#[utoipa::path(patch, path = "/business/me", tag = "business",
+    security(("bearer" = [])),
+    request_body = UpdateBusinessBody,
+    responses(
+        (status = 200, description = "The updated account", body = Envelope<BusinessAccount>),
+    ))]
+pub async fn patch_me(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    JsonBody(body): JsonBody<UpdateBusinessBody>,
+) -> ApiResult {
+    let patch = |field: Option<Option<String>>| field.map(|value| pb::StringPatch { value });
+    let message = pb::UpdateMyBusinessRequest {
+        business_name: Some(body.business_name),
+        category: patch(body.category),
+        website_url: patch(body.website_url),
+    };
+    let account = state
+        .business
+        .clone()
+        .update_my_business(ctx.request(message))
+        .await?;
+    Ok(ok(
+        StatusCode::OK,
+        BusinessAccount::from(account.into_inner()),
+    ))
+}
+
+/// Create a sandbox business owned by the caller.
+#[utoipa::path(post, path = "/business/sandbox", tag = "business",
+    security(("bearer" = [])),
+    request_body = CreateSandboxBody,
+    responses(
+        (status = 201, description = "The new account, in sandbox mode", body = Envelope<BusinessAccount>),
+        (status = 409, description = "`business_already_exists`", body = crate::envelope::EmptyEnvelope),
+    ))]
+pub async fn create_sandbox(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    JsonBody(body): JsonBody<CreateSandboxBody>,
+) -> ApiResult {
+    let message = pb::CreateSandboxRequest {
+        business_name: Some(body.business_name),
+        category: body.category,
+        website_url: body.website_url,
+    };
+    let account = state
+        .business
+        .clone()
+        .create_sandbox(ctx.request(message))
+        .await?;
+    Ok(ok(
+        StatusCode::CREATED,
+        BusinessAccount::from(account.into_inner()),
+    ))
+}

@@ -1,0 +1,37 @@
+//! The gateway's state: gRPC clients of the core. No database, no rule.
+
+use std::time::Duration;
+
+use proto::v1::business_service_client::BusinessServiceClient;
+use proto::v1::identity_service_client::IdentityServiceClient;
+use tonic::transport::{Channel, Endpoint};
+use tonic_health::pb::health_client::HealthClient;
+
+use crate::config::GatewayConfig;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub identity: IdentityServiceClient<Channel>,
+    pub business: BusinessServiceClient<Channel>,
+    pub health: HealthClient<Channel>,
+    pub trust_proxy: bool,
+}
+
+impl AppState {
+    /// Clients over one lazily connected channel: the gateway starts (and answers 503) while
+    /// the core is down, and reconnects when it is back.
+    pub fn new(config: &GatewayConfig) -> anyhow::Result<AppState> {
+        let channel = Endpoint::from_shared(config.core_url.clone())
+            .map_err(|e| anyhow::anyhow!("CORE_URL {}: {e}", config.core_url))?
+            .connect_timeout(Duration::from_secs(3))
+            .timeout(Duration::from_secs(config.core_timeout_secs.max(1)))
+            .tcp_nodelay(true)
+            .connect_lazy();
+        Ok(AppState {
+            identity: IdentityServiceClient::new(channel.clone()),
+            business: BusinessServiceClient::new(channel.clone()),
+            health: HealthClient::new(channel),
+            trust_proxy: config.trust_proxy,
+        })
+    }
+}

@@ -1,0 +1,52 @@
+//! `webhook-worker`: delivers webhooks for a core.
+
+use clap::Parser;
+use tokio_util::sync::CancellationToken;
+use webhook_worker::WorkerConfig;
+
+#[derive(Parser)]
+#[command(
+    name = "webhook-worker",
+    version,
+    about = "The business messaging webhook worker"
+)]
+struct Cli {
+    #[command(flatten)]
+    config: WorkerConfig,
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,h2=warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+    let cli = Cli::parse();
+    let cancel = CancellationToken::new();
+    let stop = cancel.clone();
+    tokio::spawn(async move {
+        let _ = tokio::signal::ctrl_c().await;
+        stop.cancel();
+    });
+    #[cfg(unix)]
+    {
+        let stop = cancel.clone();
+        tokio::spawn(async move {
+            if let Ok(mut term) =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            {
+                term.recv().await;
+                stop.cancel();
+            }
+        });
+    }
+    match webhook_worker::run_until_stopped(cli.config, cancel).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
