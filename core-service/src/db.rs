@@ -47,11 +47,11 @@ pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Database
         .acquire_timeout(Duration::from_secs(10));
     match &backend {
         Backend::Sqlite { file } => {
-            if let Some(dir) = file.as_ref().and_then(|f| f.parent()) {
-                if !dir.as_os_str().is_empty() {
-                    std::fs::create_dir_all(dir)
-                        .with_context(|| format!("creating {}", dir.display()))?;
-                }
+            if let Some(dir) = file.as_ref().and_then(|f| f.parent())
+                && !dir.as_os_str().is_empty()
+            {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("creating {}", dir.display()))?;
             }
             // An in-memory database lives as long as its one connection.
             options

@@ -21,7 +21,8 @@ impl PhoneNumber {
             )
         };
         let text = input.trim();
-        if !text.starts_with('+') || text.len() > 20 {
+        let digits = text.strip_prefix('+').ok_or_else(err)?;
+        if !(2..=15).contains(&digits.len()) || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(err());
         }
         let parsed = phonenumber::parse(None, text).map_err(|_| err())?;

@@ -113,3 +113,49 @@ impl IntoResponse for ApiError {
 }
 
 pub type ApiResult = Result<Response, ApiError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::to_bytes;
+    use std::time::Duration;
+
+    /// Every catalogue code, raised by the core as a gRPC status, reaches the HTTP client with
+    /// its status, its code as `message`, `data: null`, and `Retry-After` on 429.
+    #[tokio::test]
+    async fn every_catalogue_code_maps_to_its_status_and_envelope() {
+        for &code in ErrorCode::ALL {
+            let retry = (code.http_status() == 429).then(|| Duration::from_millis(2_100));
+            let status = code.to_status("detail that must not leak", retry);
+            let response = ApiError::from(status).into_response();
+            assert_eq!(response.status().as_u16(), code.http_status(), "{code}");
+            let retry_after = response
+                .headers()
+                .get(header::RETRY_AFTER)
+                .map(|v| v.to_str().unwrap().to_string());
+            if code.http_status() == 429 {
+                assert_eq!(retry_after.as_deref(), Some("3"), "{code}: rounded up");
+            } else {
+                assert_eq!(retry_after, None, "{code}");
+            }
+            let body = to_bytes(response.into_body(), usize::MAX).await.unwrap();
+            let json: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(json["success"], false);
+            assert_eq!(json["message"], code.as_str());
+            assert!(json["data"].is_null());
+            assert!(json["timestamp"].is_string());
+            assert_eq!(json.as_object().unwrap().len(), 4);
+            assert!(!String::from_utf8_lossy(&body).contains("must not leak"));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_transport_failure_is_503_service_unavailable() {
+        let response =
+            ApiError::from(tonic::Status::unavailable("tcp connect error")).into_response();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let body = to_bytes(response.into_body(), usize::MAX).await.unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(json["message"], "service_unavailable");
+    }
+}

@@ -66,7 +66,6 @@ pub fn finish(doc: utoipa::openapi::OpenApi) -> Value {
         let Some(item) = item.as_object_mut() else {
             continue;
         };
-        let ops_probe = path == "/healthz";
         for (method, op) in item.iter_mut() {
             let Some(op) = op.as_object_mut() else {
                 continue;
@@ -82,9 +81,6 @@ pub fn finish(doc: utoipa::openapi::OpenApi) -> Value {
                     .entry(code.to_string())
                     .or_insert_with(|| error_response(description));
             };
-            if ops_probe {
-                continue;
-            }
             if has_body || method != "get" {
                 add(
                     "400",

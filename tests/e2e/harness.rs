@@ -1,0 +1,493 @@
+//! The end-to-end harness: the real core and gateway in-process on port 0, against a fresh
+//! SQLite file or a fresh PostgreSQL database (dropped afterwards), with an SMS outbox and a
+//! clock the test moves.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use core_service::clock::ManualClock;
+use core_service::sms::{SmsError, SmsSender};
+use core_service::state::Core;
+use core_service::{CoreApp, CoreConfig, Overrides};
+use futures::future::BoxFuture;
+use proto::v1 as pb;
+use proto::v1::admin_service_client::AdminServiceClient;
+use rest_gateway::{GatewayApp, GatewayConfig};
+use sea_orm::{ConnectionTrait, Database};
+use serde_json::Value;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+pub const JWT_SECRET: &str = "test-jwt-secret-that-is-at-least-32-bytes-long";
+pub const MASTER_KEY: &str = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Texts the core "sent", and a switch that makes the provider fail.
+#[derive(Default)]
+pub struct Outbox {
+    sent: Mutex<Vec<(String, String)>>,
+    failing: AtomicBool,
+}
+
+impl Outbox {
+    pub fn fail(&self, on: bool) {
+        self.failing.store(on, Ordering::SeqCst);
+    }
+
+    pub fn sent_to(&self, phone: &str) -> Vec<String> {
+        self.sent
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(to, _)| to == phone)
+            .map(|(_, text)| text.clone())
+            .collect()
+    }
+
+    pub fn count(&self) -> usize {
+        self.sent.lock().unwrap().len()
+    }
+
+    /// The six-digit code of the last text sent to `phone`.
+    pub fn last_code(&self, phone: &str) -> String {
+        let texts = self.sent_to(phone);
+        let text = texts.last().unwrap_or_else(|| panic!("no SMS to {phone}"));
+        text.split(|c: char| !c.is_ascii_digit())
+            .find(|w| w.len() == 6)
+            .unwrap_or_else(|| panic!("no code in {text:?}"))
+            .to_string()
+    }
+}
+
+impl SmsSender for Outbox {
+    fn send<'a>(&'a self, to: &'a str, text: &'a str) -> BoxFuture<'a, Result<(), SmsError>> {
+        Box::pin(async move {
+            if self.failing.load(Ordering::SeqCst) {
+                return Err(SmsError("provider down".into()));
+            }
+            self.sent
+                .lock()
+                .unwrap()
+                .push((to.to_string(), text.to_string()));
+            Ok(())
+        })
+    }
+}
+
+/// A database that exists for one test.
+enum TestDb {
+    Sqlite { dir: PathBuf },
+    Postgres { admin_url: String, name: String },
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        match self {
+            TestDb::Sqlite { dir } => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            TestDb::Postgres { admin_url, name } => {
+                let (url, name) = (admin_url.clone(), name.clone());
+                // Drop runs outside any runtime guarantee: use a thread with its own.
+                let _ = std::thread::spawn(move || {
+                    let rt = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .expect("runtime");
+                    rt.block_on(async {
+                        if let Ok(db) = Database::connect(&url).await {
+                            let _ = db
+                                .execute_unprepared(&format!(
+                                    "DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"
+                                ))
+                                .await;
+                            let _ = db.close().await;
+                        }
+                    });
+                })
+                .join();
+            }
+        }
+    }
+}
+
+fn pg_admin_url() -> String {
+    std::env::var("TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_string())
+}
+
+fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+async fn create_database(backend: Backend) -> Option<(String, TestDb)> {
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    match backend {
+        Backend::Sqlite => {
+            let dir = std::env::temp_dir().join(format!("bm-e2e-{id}"));
+            std::fs::create_dir_all(&dir).expect("temp dir");
+            let url = format!("sqlite://{}/core.db", dir.display());
+            Some((url, TestDb::Sqlite { dir }))
+        }
+        Backend::Postgres => {
+            let admin_url = pg_admin_url();
+            let admin = match Database::connect(&admin_url).await {
+                Ok(db) => db,
+                Err(err) => {
+                    if under_ci() {
+                        panic!("PostgreSQL at {admin_url} is required under CI=true: {err}");
+                    }
+                    eprintln!("NOTICE: PostgreSQL not reachable at {admin_url} ({err}); skipping");
+                    return None;
+                }
+            };
+            let name = format!("bm_e2e_{id}");
+            admin
+                .execute_unprepared(&format!("CREATE DATABASE \"{name}\""))
+                .await
+                .expect("create test database");
+            let _ = admin.close().await;
+            let mut url = url::Url::parse(&admin_url).expect("TEST_DATABASE_URL is a URL");
+            url.set_path(&name);
+            Some((url.to_string(), TestDb::Postgres { admin_url, name }))
+        }
+    }
+}
+
+/// Options for one test's stack.
+#[derive(Default, Clone)]
+pub struct Options {
+    pub internal_token: Option<String>,
+    pub configure: Option<fn(&mut CoreConfig)>,
+}
+
+pub struct TestApp {
+    pub base: String,
+    pub grpc_url: String,
+    pub http: reqwest::Client,
+    pub clock: ManualClock,
+    pub sms: Arc<Outbox>,
+    pub core: Arc<Core>,
+    core_cancel: CancellationToken,
+    core_task: Option<JoinHandle<anyhow::Result<()>>>,
+    gateway_cancel: CancellationToken,
+    _db: TestDb,
+}
+
+/// A response: status, headers and the JSON body.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+}
+
+impl Reply {
+    /// The envelope's `message`.
+    pub fn message(&self) -> &str {
+        self.body["message"].as_str().unwrap_or_default()
+    }
+
+    pub fn data(&self) -> &Value {
+        &self.body["data"]
+    }
+
+    pub fn retry_after(&self) -> Option<u64> {
+        self.headers
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse().ok())
+    }
+
+    /// Asserts a failure envelope with this status and code.
+    #[track_caller]
+    pub fn assert_error(&self, status: u16, code: &str) {
+        assert_eq!(
+            (self.status, self.message()),
+            (status, code),
+            "body: {}",
+            self.body
+        );
+        assert_eq!(self.body["success"], Value::Bool(false), "{}", self.body);
+        assert!(self.body["data"].is_null(), "{}", self.body);
+        assert!(self.body["timestamp"].is_string(), "{}", self.body);
+    }
+
+    /// Asserts a success envelope with this status.
+    #[track_caller]
+    pub fn assert_ok(&self, status: u16) {
+        assert_eq!(self.status, status, "body: {}", self.body);
+        assert_eq!(self.body["success"], Value::Bool(true), "{}", self.body);
+        assert!(self.body["timestamp"].is_string(), "{}", self.body);
+    }
+}
+
+impl TestApp {
+    /// The stack on `backend`, or None when PostgreSQL is unreachable outside CI.
+    pub async fn spawn_with(backend: Backend, options: Options) -> Option<TestApp> {
+        let (url, db) = create_database(backend).await?;
+        let mut config = CoreConfig::for_database(url);
+        config.jwt_secret = Some(JWT_SECRET.to_string());
+        config.master_key = Some(MASTER_KEY.to_string());
+        config.internal_token = options.internal_token.clone();
+        config.database.database_max_connections = 5;
+        if let Some(configure) = options.configure {
+            configure(&mut config);
+        }
+        let clock = ManualClock::starting_now();
+        let sms = Arc::new(Outbox::default());
+        let overrides = Overrides {
+            clock: Some(Arc::new(clock.clone())),
+            sms: Some(sms.clone()),
+        };
+        let core_app = CoreApp::build(config, overrides)
+            .await
+            .expect("core builds");
+        let grpc_url = format!("http://{}", core_app.local_addr());
+        let core = core_app.core();
+        let core_cancel = CancellationToken::new();
+        let core_task = tokio::spawn(core_app.run_until_stopped(core_cancel.clone()));
+
+        let gateway = GatewayApp::build(GatewayConfig::for_core(grpc_url.clone()))
+            .await
+            .expect("gateway builds");
+        let base = format!("http://{}", gateway.local_addr());
+        let gateway_cancel = CancellationToken::new();
+        tokio::spawn(gateway.run_until_stopped(gateway_cancel.clone()));
+
+        let http = reqwest::Client::builder()
+            .no_proxy()
+            .timeout(Duration::from_secs(30))
+            .build()
+            .expect("client");
+        Some(TestApp {
+            base,
+            grpc_url,
+            http,
+            clock,
+            sms,
+            core,
+            core_cancel,
+            core_task: Some(core_task),
+            gateway_cancel,
+            _db: db,
+        })
+    }
+
+    /// Stops the core (the gateway keeps running and must answer 503).
+    pub async fn stop_core(&mut self) {
+        self.core_cancel.cancel();
+        if let Some(task) = self.core_task.take() {
+            let _ = task.await;
+        }
+    }
+
+    pub async fn request(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<RawBody>,
+    ) -> Reply {
+        let mut request = self.http.request(method, format!("{}{}", self.base, path));
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        match body {
+            Some(RawBody::Json(value)) => request = request.json(&value),
+            Some(RawBody::Text(text)) => {
+                request = request
+                    .header("content-type", "application/json")
+                    .body(text)
+            }
+            None => {}
+        }
+        let response = request.send().await.expect("request sent");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let bytes = response.bytes().await.expect("body");
+        let body = serde_json::from_slice(&bytes).unwrap_or_else(|_| {
+            panic!(
+                "{status} answer is not JSON: {:?}",
+                String::from_utf8_lossy(&bytes)
+            )
+        });
+        Reply {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> Reply {
+        self.request(reqwest::Method::GET, path, token, None).await
+    }
+
+    pub async fn post(&self, path: &str, token: Option<&str>, body: Value) -> Reply {
+        self.request(
+            reqwest::Method::POST,
+            path,
+            token,
+            Some(RawBody::Json(body)),
+        )
+        .await
+    }
+
+    pub async fn patch(&self, path: &str, token: Option<&str>, body: Value) -> Reply {
+        self.request(
+            reqwest::Method::PATCH,
+            path,
+            token,
+            Some(RawBody::Json(body)),
+        )
+        .await
+    }
+
+    pub async fn admin(&self) -> AdminServiceClient<tonic::transport::Channel> {
+        AdminServiceClient::connect(self.grpc_url.clone())
+            .await
+            .expect("admin client")
+    }
+
+    /// Creates an active user through the admin service; returns its id.
+    pub async fn create_user(&self, phone: &str) -> String {
+        self.admin()
+            .await
+            .create_user(pb::CreateUserRequest {
+                phone_number: phone.to_string(),
+            })
+            .await
+            .expect("create user")
+            .into_inner()
+            .id
+    }
+
+    pub async fn set_user_status(&self, phone: &str, status: &str) {
+        self.admin()
+            .await
+            .set_user_status(pb::SetUserStatusRequest {
+                phone_number: phone.to_string(),
+                status: status.to_string(),
+            })
+            .await
+            .expect("set user status");
+    }
+
+    pub async fn set_business(&self, id: &str, mode: Option<&str>, status: Option<&str>) {
+        self.admin()
+            .await
+            .set_business(pb::SetBusinessRequest {
+                id: id.to_string(),
+                mode: mode.map(str::to_string),
+                status: status.map(str::to_string),
+            })
+            .await
+            .expect("set business");
+    }
+
+    /// Requests a code for `phone` and returns it from the outbox.
+    pub async fn request_code(&self, phone: &str) -> String {
+        self.post(
+            "/auth/business/otp/request",
+            None,
+            serde_json::json!({ "phone_number": phone }),
+        )
+        .await
+        .assert_ok(200);
+        self.sms.last_code(phone)
+    }
+
+    /// Signs in by one-time code; returns the token-pair data.
+    pub async fn login(&self, phone: &str) -> Value {
+        let code = self.request_code(phone).await;
+        let reply = self
+            .post(
+                "/auth/business/otp/verify",
+                None,
+                serde_json::json!({ "phone_number": phone, "code": code }),
+            )
+            .await;
+        reply.assert_ok(200);
+        reply.data().clone()
+    }
+
+    /// A new user, signed in; returns (user id, access token).
+    pub async fn user(&self, phone: &str) -> (String, String) {
+        let id = self.create_user(phone).await;
+        let tokens = self.login(phone).await;
+        (id, tokens["access_token"].as_str().unwrap().to_string())
+    }
+
+    /// A new user who owns a sandbox business; returns (business id, access token).
+    pub async fn business_owner(&self, phone: &str) -> (String, String) {
+        let (id, token) = self.user(phone).await;
+        self.post(
+            "/business/sandbox",
+            Some(&token),
+            serde_json::json!({ "business_name": "Acme" }),
+        )
+        .await
+        .assert_ok(201);
+        (id, token)
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        self.gateway_cancel.cancel();
+        self.core_cancel.cancel();
+    }
+}
+
+pub enum RawBody {
+    Json(Value),
+    Text(String),
+}
+
+/// Defines one test per backend: `e2e!(name, |app| async move { ... });`, optionally with
+/// [`Options`] before the closure.
+#[macro_export]
+macro_rules! e2e {
+    ($name:ident, |$app:ident| $body:expr) => {
+        $crate::e2e!($name, $crate::harness::Options::default(), |$app| $body);
+    };
+    ($name:ident, $options:expr, |$app:ident| $body:expr) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                let Some($app) = $crate::harness::TestApp::spawn_with(
+                    $crate::harness::Backend::Sqlite,
+                    $options,
+                )
+                .await
+                else {
+                    return;
+                };
+                $body.await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                let Some($app) = $crate::harness::TestApp::spawn_with(
+                    $crate::harness::Backend::Postgres,
+                    $options,
+                )
+                .await
+                else {
+                    return;
+                };
+                $body.await
+            }
+        }
+    };
+}

@@ -1,0 +1,74 @@
+//! GET /openapi.json describes every route the gateway serves.
+
+use crate::e2e;
+
+/// The routes this service implements so far: each must be documented and served.
+const ROUTES: &[(&str, &str)] = &[
+    ("post", "/auth/business/otp/request"),
+    ("post", "/auth/business/otp/verify"),
+    ("post", "/auth/refresh"),
+    ("post", "/auth/logout"),
+    ("get", "/business/me"),
+    ("patch", "/business/me"),
+    ("post", "/business/sandbox"),
+    ("get", "/healthz"),
+    ("get", "/readyz"),
+];
+
+e2e!(
+    openapi_is_version_1_0_0_of_an_openapi_3_1_document,
+    |app| async move {
+        let reply = app.get("/openapi.json", None).await;
+        assert_eq!(reply.status, 200);
+        let doc = reply.body;
+        assert_eq!(doc["info"]["version"], "1.0.0");
+        assert!(
+            doc["openapi"].as_str().unwrap().starts_with("3.1"),
+            "{}",
+            doc["openapi"]
+        );
+        // It is what the gateway crate generates.
+        assert_eq!(doc, rest_gateway::openapi());
+    }
+);
+
+e2e!(
+    openapi_documents_every_route_and_every_documented_route_is_served,
+    |app| async move {
+        let doc = app.get("/openapi.json", None).await.body;
+        let paths = doc["paths"].as_object().unwrap();
+        for (method, path) in ROUTES {
+            assert!(
+                paths.get(*path).and_then(|p| p.get(*method)).is_some(),
+                "{method} {path} undocumented"
+            );
+        }
+        let mut documented = 0;
+        for (path, item) in paths {
+            for (method, op) in item.as_object().unwrap() {
+                documented += 1;
+                assert!(
+                    ROUTES.contains(&(method.as_str(), path.as_str())),
+                    "{method} {path} documented but not listed here"
+                );
+                let responses = op["responses"].as_object().unwrap();
+                assert!(responses.contains_key("500"), "{method} {path}");
+                if op.get("security").is_some() {
+                    assert!(
+                        responses.contains_key("401") && responses.contains_key("403"),
+                        "{method} {path}"
+                    );
+                }
+                let reply = app
+                    .request(method.to_uppercase().parse().unwrap(), path, None, None)
+                    .await;
+                assert!(
+                    !matches!(reply.message(), "not_found" | "method_not_allowed"),
+                    "{method} {path} is documented but not routed: {}",
+                    reply.body
+                );
+            }
+        }
+        assert_eq!(documented, ROUTES.len());
+    }
+);
