@@ -182,6 +182,27 @@ mod tests {
     }
 
     #[test]
+    fn postgres_without_keys_refuses_to_start_and_names_the_setting() {
+        let mut config = crate::config::CoreConfig::for_database("postgres://u@h/db");
+        config.jwt_secret = None;
+        config.master_key = None;
+        let err = Keys::load(&config, &Backend::Postgres)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("JWT_SECRET and MASTER_KEY"), "{err}");
+        config.jwt_secret = Some("j".repeat(32));
+        let err = Keys::load(&config, &Backend::Postgres)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("MASTER_KEY") && !err.contains("JWT_SECRET"),
+            "{err}"
+        );
+        config.master_key = Some("ab".repeat(32));
+        assert!(Keys::load(&config, &Backend::Postgres).is_ok());
+    }
+
+    #[test]
     fn generated_keys_are_reused_and_private() {
         let dir = std::env::temp_dir().join(format!("keys-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&dir).unwrap();

@@ -165,7 +165,9 @@ async fn create_database(backend: Backend) -> Option<(String, TestDb)> {
 #[derive(Default, Clone)]
 pub struct Options {
     pub internal_token: Option<String>,
-    pub configure: Option<fn(&mut CoreConfig)>,
+    /// Use the configured SMS provider instead of the harness's outbox.
+    pub real_sms: bool,
+    pub configure: Option<Arc<dyn Fn(&mut CoreConfig) + Send + Sync>>,
 }
 
 pub struct TestApp {
@@ -238,14 +240,14 @@ impl TestApp {
         config.master_key = Some(MASTER_KEY.to_string());
         config.internal_token = options.internal_token.clone();
         config.database.database_max_connections = 5;
-        if let Some(configure) = options.configure {
+        if let Some(configure) = &options.configure {
             configure(&mut config);
         }
         let clock = ManualClock::starting_now();
         let sms = Arc::new(Outbox::default());
         let overrides = Overrides {
             clock: Some(Arc::new(clock.clone())),
-            sms: Some(sms.clone()),
+            sms: (!options.real_sms).then(|| sms.clone() as Arc<dyn SmsSender>),
         };
         let core_app = CoreApp::build(config, overrides)
             .await

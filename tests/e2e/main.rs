@@ -7,3 +7,4 @@ mod auth_tokens;
 mod business_account;
 mod envelope;
 mod openapi;
+mod sms_http;
