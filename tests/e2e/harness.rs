@@ -161,13 +161,16 @@ async fn create_database(backend: Backend) -> Option<(String, TestDb)> {
     }
 }
 
+/// Changes a test applies to the core's configuration.
+pub type Configure = Arc<dyn Fn(&mut CoreConfig) + Send + Sync>;
+
 /// Options for one test's stack.
 #[derive(Default, Clone)]
 pub struct Options {
     pub internal_token: Option<String>,
     /// Use the configured SMS provider instead of the harness's outbox.
     pub real_sms: bool,
-    pub configure: Option<Arc<dyn Fn(&mut CoreConfig) + Send + Sync>>,
+    pub configure: Option<Configure>,
 }
 
 pub struct TestApp {
