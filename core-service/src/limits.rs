@@ -1,14 +1,18 @@
 //! Request limits kept in the database, so they hold across every core sharing it.
 //!
 //! Rates use GCRA (the generic cell rate algorithm): one stored "theoretical arrival time" per
-//! key gives both the decision and the exact wait until the next request would pass, which is
-//! what `Retry-After` reports. Writes are conditional on the value read (optimistic
-//! concurrency), so two cores never both spend the last unit.
+//! key (in microseconds) gives both the decision and the exact wait until the next request would
+//! pass, which is what `Retry-After` reports. Taking a unit is one conditional UPDATE, atomic on
+//! both databases, so two cores never both spend the last unit and a hot key needs no retry
+//! loop.
 
 use std::time::Duration;
 
 use sea_orm::sea_query::{Expr, ExprTrait as _, OnConflict};
-use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, Set};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, Set,
+    TransactionTrait,
+};
 
 use crate::clock::SharedClock;
 use crate::entities::rate_limits;
@@ -26,24 +30,29 @@ impl Rate {
         Rate { count, period }
     }
 
-    fn interval_ms(&self) -> i64 {
+    fn interval_us(&self) -> i64 {
         Ord::max(
-            self.period.as_millis() as i64 / i64::from(Ord::max(self.count, 1)),
+            self.period.as_micros() as i64 / i64::from(Ord::max(self.count, 1)),
             1,
         )
     }
 
-    fn tolerance_ms(&self) -> i64 {
-        self.period.as_millis() as i64 - self.interval_ms()
+    fn tolerance_us(&self) -> i64 {
+        self.period.as_micros() as i64 - self.interval_us()
     }
 }
 
-/// Units taken by [`Limiter::acquire`]; hand them to [`Limiter::release`] to give them back.
+/// The wait before a request on a key holding `stored` would pass, if any.
+fn wait(stored: i64, now: i64, rate: Rate) -> Option<Duration> {
+    let allow_at = stored - rate.tolerance_us();
+    (now < allow_at).then(|| Duration::from_micros((allow_at - now) as u64))
+}
+
+/// A unit taken on one key: the key and the arrival time it moved to.
 #[derive(Debug, Clone)]
 pub struct Taken {
     key: String,
-    before: Option<i64>,
-    after: i64,
+    interval_us: i64,
 }
 
 #[derive(Clone)]
@@ -52,17 +61,10 @@ pub struct Limiter {
     clock: SharedClock,
 }
 
-/// The outcome of checking one key: the new arrival time, or the wait.
-fn gcra(stored: Option<i64>, now: i64, rate: Rate) -> Result<i64, Duration> {
-    let tat = Ord::max(stored.unwrap_or(now), now);
-    let allow_at = tat - rate.tolerance_ms();
-    if now < allow_at {
-        return Err(Duration::from_millis((allow_at - now) as u64));
-    }
-    Ok(tat + rate.interval_ms())
+enum Attempt {
+    Taken,
+    Refused(Duration),
 }
-
-const MAX_RACES: usize = 16;
 
 impl Limiter {
     pub fn new(db: DatabaseConnection, clock: SharedClock) -> Self {
@@ -76,100 +78,42 @@ impl Limiter {
         limits: &[(String, Rate)],
         code: proto::ErrorCode,
     ) -> AppResult<Vec<Taken>> {
-        for _ in 0..MAX_RACES {
-            let now = self.clock.now_ms();
-            let mut plan = Vec::with_capacity(limits.len());
-            let mut wait: Option<Duration> = None;
-            for (key, rate) in limits {
-                let stored = rate_limits::Entity::find_by_id(key.clone())
-                    .one(&self.db)
-                    .await?
-                    .map(|row| row.value);
-                match gcra(stored, now, *rate) {
-                    Ok(after) => plan.push(Taken {
-                        key: key.clone(),
-                        before: stored,
-                        after,
-                    }),
-                    Err(w) => wait = Some(wait.map_or(w, |cur| cur.max(w))),
-                }
+        let now = self.clock.now().timestamp_micros();
+        let txn = self.db.begin().await?;
+        let mut refused: Option<Duration> = None;
+        for (key, rate) in limits {
+            if let Attempt::Refused(w) = take(&txn, key, *rate, now).await? {
+                refused = Some(refused.map_or(w, |cur| cur.max(w)));
             }
-            if let Some(wait) = wait {
-                return Err(AppError::retry_after(code, wait, "request limit reached"));
-            }
-            let mut done = Vec::with_capacity(plan.len());
-            let mut raced = false;
-            for taken in plan {
-                if self.swap(&taken.key, taken.before, taken.after).await? {
-                    done.push(taken);
-                } else {
-                    raced = true;
-                    break;
-                }
-            }
-            if !raced {
-                return Ok(done);
-            }
-            self.release(&done).await;
         }
-        Err(AppError::internal("rate limiter contention"))
+        if let Some(wait) = refused {
+            txn.rollback().await?;
+            return Err(AppError::retry_after(code, wait, "request limit reached"));
+        }
+        txn.commit().await?;
+        Ok(limits
+            .iter()
+            .map(|(key, rate)| Taken {
+                key: key.clone(),
+                interval_us: rate.interval_us(),
+            })
+            .collect())
     }
 
-    /// Gives back units taken by [`Limiter::acquire`] (for a request that failed for a reason
-    /// that must not count, such as the SMS provider being down). A unit spent again since is
-    /// left alone.
+    /// Gives back units taken by [`Limiter::acquire`], for a request that failed for a reason
+    /// that must not count (the SMS provider was down, a later check refused the send).
     pub async fn release(&self, taken: &[Taken]) {
         for t in taken {
-            let result = match t.before {
-                Some(before) => rate_limits::Entity::update_many()
-                    .col_expr(rate_limits::Column::Value, Expr::value(before))
-                    .col_expr(rate_limits::Column::ExpiresAtMs, Expr::value(before))
-                    .filter(rate_limits::Column::Key.eq(t.key.clone()))
-                    .filter(rate_limits::Column::Value.eq(t.after))
-                    .exec(&self.db)
-                    .await
-                    .map(|r| r.rows_affected),
-                None => rate_limits::Entity::delete_many()
-                    .filter(rate_limits::Column::Key.eq(t.key.clone()))
-                    .filter(rate_limits::Column::Value.eq(t.after))
-                    .exec(&self.db)
-                    .await
-                    .map(|r| r.rows_affected),
-            };
+            let result = rate_limits::Entity::update_many()
+                .col_expr(
+                    rate_limits::Column::Value,
+                    Expr::col(rate_limits::Column::Value).sub(t.interval_us),
+                )
+                .filter(rate_limits::Column::Key.eq(t.key.clone()))
+                .exec(&self.db)
+                .await;
             if let Err(err) = result {
                 tracing::warn!(error = %err, key = %t.key, "could not release a rate-limit unit");
-            }
-        }
-    }
-
-    /// Sets `key` to `after` if it still holds `before`. Returns whether it did.
-    async fn swap(&self, key: &str, before: Option<i64>, after: i64) -> AppResult<bool> {
-        match before {
-            None => {
-                let row = rate_limits::ActiveModel {
-                    key: Set(key.to_string()),
-                    value: Set(after),
-                    expires_at_ms: Set(after),
-                };
-                let inserted = rate_limits::Entity::insert(row)
-                    .on_conflict(
-                        OnConflict::column(rate_limits::Column::Key)
-                            .do_nothing()
-                            .to_owned(),
-                    )
-                    .exec_without_returning(&self.db)
-                    .await?;
-                Ok(inserted == 1)
-            }
-            Some(before) => {
-                let updated = rate_limits::Entity::update_many()
-                    .col_expr(rate_limits::Column::Value, Expr::value(after))
-                    .col_expr(rate_limits::Column::ExpiresAtMs, Expr::value(after))
-                    .filter(rate_limits::Column::Key.eq(key))
-                    .filter(rate_limits::Column::Value.eq(before))
-                    .exec(&self.db)
-                    .await?;
-                Ok(updated.rows_affected == 1)
             }
         }
     }
@@ -216,16 +160,89 @@ impl Limiter {
     }
 }
 
+/// Takes one unit of `key` at `now` (µs) with one conditional UPDATE, inserting the key when it
+/// is new.
+async fn take(db: &impl ConnectionTrait, key: &str, rate: Rate, now: i64) -> AppResult<Attempt> {
+    let interval = rate.interval_us();
+    for _ in 0..3 {
+        // value' = max(value, now) + interval, only where value - tolerance <= now.
+        let next = Expr::case(
+            Expr::col(rate_limits::Column::Value).gt(now),
+            Expr::col(rate_limits::Column::Value),
+        )
+        .finally(Expr::val(now))
+        .add(interval);
+        let expires = Expr::case(
+            Expr::col(rate_limits::Column::Value).gt(now),
+            Expr::col(rate_limits::Column::Value),
+        )
+        .finally(Expr::val(now))
+        .add(interval)
+        .div(1000);
+        let updated = rate_limits::Entity::update_many()
+            .col_expr(rate_limits::Column::Value, next)
+            .col_expr(rate_limits::Column::ExpiresAtMs, expires)
+            .filter(rate_limits::Column::Key.eq(key))
+            .filter(Expr::col(rate_limits::Column::Value).lte(now + rate.tolerance_us()))
+            .exec(db)
+            .await?;
+        if updated.rows_affected == 1 {
+            return Ok(Attempt::Taken);
+        }
+        match rate_limits::Entity::find_by_id(key.to_string())
+            .one(db)
+            .await?
+        {
+            Some(row) => {
+                if let Some(w) = wait(row.value, now, rate) {
+                    return Ok(Attempt::Refused(w));
+                }
+                // Moved under us between the UPDATE and the read: try again.
+            }
+            None => {
+                let row = rate_limits::ActiveModel {
+                    key: Set(key.to_string()),
+                    value: Set(now + interval),
+                    expires_at_ms: Set((now + interval) / 1000),
+                };
+                let inserted = rate_limits::Entity::insert(row)
+                    .on_conflict(
+                        OnConflict::column(rate_limits::Column::Key)
+                            .do_nothing()
+                            .to_owned(),
+                    )
+                    .exec_without_returning(db)
+                    .await?;
+                if inserted == 1 {
+                    return Ok(Attempt::Taken);
+                }
+            }
+        }
+    }
+    Err(AppError::internal("rate limiter contention"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn after(stored: Option<i64>, now: i64, rate: Rate) -> Result<i64, Duration> {
+        let stored = stored.unwrap_or(now);
+        match wait(stored, now, rate) {
+            Some(w) => Err(w),
+            None => Ok(stored.max(now) + rate.interval_us()),
+        }
+    }
+
     #[test]
     fn a_cooldown_allows_one_request_per_period_and_says_how_long_to_wait() {
         let rate = Rate::per(1, Duration::from_secs(60));
-        let tat = gcra(None, 0, rate).unwrap();
-        assert_eq!(gcra(Some(tat), 1_000, rate), Err(Duration::from_secs(59)));
-        assert!(gcra(Some(tat), 60_000, rate).is_ok());
+        let tat = after(None, 0, rate).unwrap();
+        assert_eq!(
+            after(Some(tat), 1_000_000, rate),
+            Err(Duration::from_secs(59))
+        );
+        assert!(after(Some(tat), 60_000_000, rate).is_ok());
     }
 
     #[test]
@@ -233,10 +250,15 @@ mod tests {
         let rate = Rate::per(5, Duration::from_secs(3600));
         let mut tat = None;
         for _ in 0..5 {
-            tat = Some(gcra(tat, 0, rate).unwrap());
+            tat = Some(after(tat, 0, rate).unwrap());
         }
-        let wait = gcra(tat, 0, rate).unwrap_err();
-        assert_eq!(wait, Duration::from_secs(720));
-        assert!(gcra(tat, 720_000, rate).is_ok());
+        assert_eq!(after(tat, 0, rate), Err(Duration::from_secs(720)));
+        assert!(after(tat, 720_000_000, rate).is_ok());
+    }
+
+    #[test]
+    fn high_rates_keep_sub_millisecond_precision() {
+        let rate = Rate::per(2_000, Duration::from_secs(1));
+        assert_eq!(rate.interval_us(), 500);
     }
 }

@@ -13,7 +13,7 @@ use uuid::Uuid;
 use super::store;
 use super::tokens;
 use crate::domain::{OtpCode, PhoneNumber, UserStatus};
-use crate::entities::users;
+use crate::entities::{refresh_families, refresh_tokens, users};
 use crate::error::{AppError, AppResult};
 use crate::limits::Rate;
 use crate::state::Core;
@@ -247,22 +247,29 @@ fn require_token(token: &str) -> AppResult<&str> {
     Ok(token)
 }
 
-/// Rotates a refresh token: the presented one is spent and a new one of the same family is
-/// issued with a new access token. Presenting a spent token again revokes its whole family.
-///
-/// Errors: `invalid_request`, `invalid_refresh_token`, `account_suspended`.
-pub async fn refresh(core: &Core, refresh_token: &str) -> AppResult<TokenPair> {
+/// The stored row of a presented refresh token and its family, which must not be revoked.
+async fn presented_token(
+    core: &Core,
+    refresh_token: &str,
+) -> AppResult<(refresh_tokens::Model, refresh_families::Model)> {
     let token = require_token(refresh_token)?;
-    let now = core.clock.now();
     let row = store::refresh_token_by_hash(&core.db, &tokens::hash_token(token))
         .await?
         .ok_or_else(invalid_refresh)?;
     let family = store::family(&core.db, row.family_id)
         .await?
+        .filter(|family| family.revoked_at.is_none())
         .ok_or_else(invalid_refresh)?;
-    if family.revoked_at.is_some() {
-        return Err(invalid_refresh());
-    }
+    Ok((row, family))
+}
+
+/// Rotates a refresh token: the presented one is spent and a new one of the same family is
+/// issued with a new access token. Presenting a spent token again revokes its whole family.
+///
+/// Errors: `invalid_request`, `invalid_refresh_token`, `account_suspended`.
+pub async fn refresh(core: &Core, refresh_token: &str) -> AppResult<TokenPair> {
+    let (row, family) = presented_token(core, refresh_token).await?;
+    let now = core.clock.now();
     if row.used_at.is_some() {
         tracing::warn!(family = %family.id, "refresh token replayed; family revoked");
         store::revoke_family(&core.db, family.id, now).await?;
@@ -287,16 +294,7 @@ pub async fn refresh(core: &Core, refresh_token: &str) -> AppResult<TokenPair> {
 ///
 /// Errors: `invalid_request`, `invalid_refresh_token`.
 pub async fn logout(core: &Core, refresh_token: &str) -> AppResult<()> {
-    let token = require_token(refresh_token)?;
-    let row = store::refresh_token_by_hash(&core.db, &tokens::hash_token(token))
-        .await?
-        .ok_or_else(invalid_refresh)?;
-    let family = store::family(&core.db, row.family_id)
-        .await?
-        .ok_or_else(invalid_refresh)?;
-    if family.revoked_at.is_some() {
-        return Err(invalid_refresh());
-    }
+    let (_, family) = presented_token(core, refresh_token).await?;
     store::revoke_family(&core.db, family.id, core.clock.now()).await
 }
 
