@@ -8,6 +8,9 @@ const FILES: &[&str] = &[
     "bm/v1/identity.proto",
     "bm/v1/business.proto",
     "bm/v1/admin.proto",
+    "bm/v1/consent.proto",
+    "bm/v1/apps.proto",
+    "bm/v1/messaging.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

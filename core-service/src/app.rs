@@ -11,11 +11,17 @@ use tokio_stream::wrappers::TcpListenerStream;
 use tokio_util::sync::CancellationToken;
 
 use crate::admin::grpc::AdminGrpc;
-use crate::business::grpc::BusinessGrpc;
+use crate::apps::grpc::AppGrpc;
+use crate::business::grpc::{BusinessGrpc, TeamGrpc};
 use crate::clock::{SharedClock, SystemClock};
-use crate::config::{CoreConfig, SmsProviderKind};
+use crate::config::{CoreConfig, DeliveryProviderKind, SmsProviderKind};
+use crate::consent::grpc::ConsentGrpc;
 use crate::db::{self, Backend};
 use crate::identity::grpc::IdentityGrpc;
+use crate::messaging;
+use crate::messaging::delivery::{DeliveryProvider, HttpDelivery, InboxDelivery};
+use crate::messaging::dispatcher::Dispatcher;
+use crate::messaging::grpc::MessagingGrpc;
 use crate::secrets::Keys;
 use crate::sms::{HttpSms, LogSms, SmsSender};
 use crate::state::Core;
@@ -25,12 +31,15 @@ use crate::state::Core;
 pub struct Overrides {
     pub clock: Option<SharedClock>,
     pub sms: Option<Arc<dyn SmsSender>>,
+    pub delivery: Option<Arc<dyn DeliveryProvider>>,
 }
 
 /// A core whose listener is bound and whose database is migrated.
 pub struct CoreApp {
     listener: TcpListener,
     core: Arc<Core>,
+    delivery: Arc<dyn DeliveryProvider>,
+    dispatch_concurrency: usize,
 }
 
 impl CoreApp {
@@ -40,6 +49,20 @@ impl CoreApp {
         let url = &config.database.database_url;
         let backend = Backend::of(url)?;
         // Connecting creates a SQLite file's folder, where generated keys are kept.
+        let delivery: Arc<dyn DeliveryProvider> = match overrides.delivery {
+            Some(delivery) => delivery,
+            None => match config.delivery.delivery_provider {
+                DeliveryProviderKind::Inbox => Arc::new(InboxDelivery),
+                DeliveryProviderKind::Http => {
+                    let url = config
+                        .delivery
+                        .delivery_http_url
+                        .clone()
+                        .context("DELIVERY_PROVIDER=http needs DELIVERY_HTTP_URL")?;
+                    Arc::new(HttpDelivery::new(url)?)
+                }
+            },
+        };
         let conn = db::connect(url, config.database.database_max_connections).await?;
         let keys = Keys::load(&config, &backend)?;
         let sms: Arc<dyn SmsSender> = match overrides.sms {
@@ -69,7 +92,12 @@ impl CoreApp {
         let listener = TcpListener::bind(config.grpc_addr)
             .await
             .with_context(|| format!("binding gRPC on {}", config.grpc_addr))?;
-        Ok(CoreApp { listener, core })
+        Ok(CoreApp {
+            listener,
+            core,
+            delivery,
+            dispatch_concurrency: config.delivery.dispatch_concurrency,
+        })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -99,6 +127,14 @@ impl CoreApp {
             .build_v1()?;
 
         let janitor = tokio::spawn(janitor(core.clone(), cancel.clone()));
+        let dispatcher = (self.dispatch_concurrency > 0).then(|| {
+            let dispatcher = Dispatcher::new(
+                core.clone(),
+                self.delivery.clone(),
+                self.dispatch_concurrency,
+            );
+            tokio::spawn(dispatcher.run(cancel.clone()))
+        });
         let result = tonic::transport::Server::builder()
             .timeout(Duration::from_secs(30))
             .add_service(health_service)
@@ -112,6 +148,18 @@ impl CoreApp {
             .add_service(pb::admin_service_server::AdminServiceServer::new(
                 AdminGrpc { core: core.clone() },
             ))
+            .add_service(pb::team_service_server::TeamServiceServer::new(TeamGrpc {
+                core: core.clone(),
+            }))
+            .add_service(pb::consent_service_server::ConsentServiceServer::new(
+                ConsentGrpc { core: core.clone() },
+            ))
+            .add_service(pb::app_service_server::AppServiceServer::new(AppGrpc {
+                core: core.clone(),
+            }))
+            .add_service(pb::messaging_service_server::MessagingServiceServer::new(
+                MessagingGrpc { core: core.clone() },
+            ))
             .serve_with_incoming_shutdown(
                 TcpListenerStream::new(self.listener),
                 cancel.clone().cancelled_owned(),
@@ -119,6 +167,9 @@ impl CoreApp {
             .await;
         cancel.cancel();
         let _ = janitor.await;
+        if let Some(dispatcher) = dispatcher {
+            let _ = dispatcher.await;
+        }
         result.context("gRPC server")
     }
 }
@@ -132,6 +183,10 @@ async fn janitor(core: Arc<Core>, cancel: CancellationToken) {
         }
         if let Err(err) = core.limiter.purge_expired().await {
             tracing::warn!(error = %err, "purging expired limits failed");
+        }
+        if let Err(err) = messaging::store::purge_expired_keys(&core.db, core.clock.now_ms()).await
+        {
+            tracing::warn!(error = %err, "purging expired idempotency keys failed");
         }
     }
 }

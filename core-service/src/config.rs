@@ -49,7 +49,33 @@ pub struct CoreConfig {
     pub sms: SmsConfig,
 
     #[command(flatten)]
+    pub delivery: DeliveryConfig,
+
+    #[command(flatten)]
     pub limits: LimitsConfig,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DeliveryProviderKind {
+    /// Stores messages in the recipients' inboxes.
+    Inbox,
+    /// POSTs each message to DELIVERY_HTTP_URL.
+    Http,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DeliveryConfig {
+    /// Where accepted messages go.
+    #[arg(long, env = "DELIVERY_PROVIDER", value_enum, default_value = "inbox")]
+    pub delivery_provider: DeliveryProviderKind,
+
+    /// Endpoint of the `http` delivery provider.
+    #[arg(long, env = "DELIVERY_HTTP_URL")]
+    pub delivery_http_url: Option<String>,
+
+    /// Messages this core delivers at once; 0 makes it accept only (others deliver).
+    #[arg(long, env = "DISPATCH_CONCURRENCY", default_value_t = 8)]
+    pub dispatch_concurrency: usize,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -104,6 +130,10 @@ pub struct LimitsConfig {
     /// Failed verifications after which a phone number is locked until the end of the UTC day.
     #[arg(long, env = "OTP_DAILY_FAILURES_PER_PHONE", default_value_t = 20)]
     pub otp_daily_failures_per_phone: u32,
+
+    /// Sends per business per second (all paths together), with bursts of as many.
+    #[arg(long, env = "BUSINESS_SENDS_PER_SECOND", default_value_t = 2000)]
+    pub business_sends_per_second: u32,
 }
 
 impl CoreConfig {

@@ -166,6 +166,63 @@ string_enum!(
     Role { Owner = "owner", Admin = "admin", Member = "member" }
 );
 
+string_enum!(
+    /// A developer-app scope: the category an app may send, or free-form service text.
+    Scope { Authentication = "authentication", Utility = "utility", Marketing = "marketing", Service = "service" }
+);
+
+/// A developer app's scopes: at least one, no repeats, each a known name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scopes(Vec<Scope>);
+
+impl Scopes {
+    pub fn parse<S: AsRef<str>>(names: &[S]) -> AppResult<Scopes> {
+        let err = |why: &str| AppError::new(ErrorCode::InvalidAppScopes, format!("scopes: {why}"));
+        if names.is_empty() {
+            return Err(err("at least one is required"));
+        }
+        let mut scopes = Vec::with_capacity(names.len());
+        for name in names {
+            let scope = Scope::parse(name.as_ref(), "scopes")
+                .map_err(|_| err("must be authentication, utility, marketing or service"))?;
+            if scopes.contains(&scope) {
+                return Err(err("must be unique"));
+            }
+            scopes.push(scope);
+        }
+        Ok(Scopes(scopes))
+    }
+
+    /// Reads scopes stored by this service (comma-separated).
+    pub fn from_db(stored: &str) -> AppResult<Scopes> {
+        let names: Vec<&str> = stored.split(',').filter(|s| !s.is_empty()).collect();
+        Scopes::parse(&names)
+            .map_err(|_| AppError::internal(format!("bad stored scopes: {stored}")))
+    }
+
+    pub fn to_db(&self) -> String {
+        self.names().join(",")
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        self.0.iter().map(|s| s.as_str()).collect()
+    }
+
+    pub fn contains(&self, scope: Scope) -> bool {
+        self.0.contains(&scope)
+    }
+}
+
+/// A name of 1 to 100 characters once trimmed (developer apps).
+pub fn parse_name(field: &str, input: &str) -> AppResult<String> {
+    let text = input.trim();
+    let len = text.chars().count();
+    if len == 0 || len > 100 || text.chars().any(char::is_control) {
+        return Err(invalid(field, "must be 1 to 100 characters"));
+    }
+    Ok(text.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,6 +267,22 @@ mod tests {
         assert!(BusinessName::parse(Some(&"é".repeat(101))).is_err());
         assert!(BusinessName::parse(Some("   ")).is_err());
         assert!(BusinessName::parse(None).is_err());
+    }
+
+    #[test]
+    fn scopes_are_known_unique_and_at_least_one() {
+        let scopes = Scopes::parse(&["utility", "service"]).unwrap();
+        assert_eq!(scopes.to_db(), "utility,service");
+        assert_eq!(Scopes::from_db("utility,service").unwrap(), scopes);
+        for bad in [
+            &[][..],
+            &["utility", "utility"][..],
+            &["email"][..],
+            &["Utility"][..],
+        ] {
+            let err = Scopes::parse(bad).unwrap_err();
+            assert_eq!(err.code, ErrorCode::InvalidAppScopes, "{bad:?}");
+        }
     }
 
     #[test]

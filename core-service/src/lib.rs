@@ -3,9 +3,11 @@
 
 pub mod admin;
 pub mod app;
+pub mod apps;
 pub mod business;
 pub mod clock;
 pub mod config;
+pub mod consent;
 pub mod db;
 pub mod domain;
 pub mod entities;
@@ -13,6 +15,7 @@ pub mod error;
 pub mod grpc_util;
 pub mod identity;
 pub mod limits;
+pub mod messaging;
 pub mod secrets;
 pub mod sms;
 pub mod state;

@@ -230,7 +230,7 @@ mod tests {
         let stored = stored.unwrap_or(now);
         match wait(stored, now, rate) {
             Some(w) => Err(w),
-            None => Ok(stored.max(now) + rate.interval_us()),
+            None => Ok(Ord::max(stored, now) + rate.interval_us()),
         }
     }
 

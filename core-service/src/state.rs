@@ -29,6 +29,8 @@ pub struct Core {
     pub tokens: TokenSettings,
     pub limits: LimitsConfig,
     pub internal_token: Option<String>,
+    /// Wakes this core's dispatcher when it accepts a message.
+    pub dispatch_wakeup: tokio::sync::Notify,
 }
 
 impl Core {
@@ -53,6 +55,7 @@ impl Core {
             },
             limits: config.limits.clone(),
             internal_token: config.internal_token.clone().filter(|t| !t.is_empty()),
+            dispatch_wakeup: tokio::sync::Notify::new(),
         }
     }
 }

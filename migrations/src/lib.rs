@@ -7,12 +7,16 @@
 pub use sea_orm_migration::prelude::*;
 
 mod m20261122_000001_identity;
+mod m20261122_000002_messaging;
 
 pub struct Migrator;
 
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m20261122_000001_identity::Migration)]
+        vec![
+            Box::new(m20261122_000001_identity::Migration),
+            Box::new(m20261122_000002_messaging::Migration),
+        ]
     }
 }

@@ -82,6 +82,7 @@ catalogue! {
     AppBusinessMismatch = "app_business_mismatch", PermissionDenied, 403;
     LiveBusinessRequired = "live_business_required", PermissionDenied, 403;
     BusinessNotLive = "business_not_live", PermissionDenied, 403;
+    CannotFollowOwnBusiness = "cannot_follow_own_business", PermissionDenied, 403;
     BusinessFollowRequired = "business_follow_required", PermissionDenied, 403;
     MarketingOptInRequired = "marketing_opt_in_required", PermissionDenied, 403;
     // 404: no such resource (or it expired).

@@ -47,6 +47,21 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     })
 }
 
+/// A path segment that must be a UUID; anything else is no such resource (404 `not_found`).
+pub fn uuid_path(segment: &str) -> Result<String, ApiError> {
+    uuid::Uuid::parse_str(segment)
+        .map(|id| id.to_string())
+        .map_err(|_| ApiError::new(ErrorCode::NotFound, "no such resource"))
+}
+
+/// The `Idempotency-Key` header, if sent (bytes that are not text are kept visible to the core,
+/// which refuses them).
+pub fn idempotency_key(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get("idempotency-key")
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+}
+
 /// What the core needs to know about the HTTP caller.
 #[derive(Debug, Clone, Default)]
 pub struct CallContext {

@@ -16,6 +16,10 @@ use utoipa::{Modify, OpenApi};
     tags(
         (name = "auth", description = "Sign-in and tokens"),
         (name = "business", description = "The business console"),
+        (name = "team", description = "Team members and roles"),
+        (name = "apps", description = "Developer apps (owner only)"),
+        (name = "messages", description = "Sends, history and usage"),
+        (name = "follow", description = "Following a business and marketing consent"),
         (name = "ops", description = "Probes"),
     )
 )]
@@ -32,6 +36,16 @@ impl Modify for BearerScheme {
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
                     .bearer_format("JWT")
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "app_token",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("sva_...")
+                    .description(Some("A developer-app token"))
                     .build(),
             ),
         );
@@ -73,6 +87,7 @@ pub fn finish(doc: utoipa::openapi::OpenApi) -> Value {
             let has_body = op.contains_key("requestBody");
             let bearer = op.contains_key("security");
             let has_path_params = path.contains('{');
+            let has_params = op.contains_key("parameters");
             let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
                 continue;
             };
@@ -81,7 +96,7 @@ pub fn finish(doc: utoipa::openapi::OpenApi) -> Value {
                     .entry(code.to_string())
                     .or_insert_with(|| error_response(description));
             };
-            if has_body || method != "get" {
+            if has_body || method != "get" || has_params {
                 add(
                     "400",
                     "Invalid request: `malformed_json`, `invalid_request` or a more specific code",

@@ -2,8 +2,12 @@
 
 use std::time::Duration;
 
+use proto::v1::app_service_client::AppServiceClient;
 use proto::v1::business_service_client::BusinessServiceClient;
+use proto::v1::consent_service_client::ConsentServiceClient;
 use proto::v1::identity_service_client::IdentityServiceClient;
+use proto::v1::messaging_service_client::MessagingServiceClient;
+use proto::v1::team_service_client::TeamServiceClient;
 use tonic::transport::{Channel, Endpoint};
 use tonic_health::pb::health_client::HealthClient;
 
@@ -13,6 +17,10 @@ use crate::config::GatewayConfig;
 pub struct AppState {
     pub identity: IdentityServiceClient<Channel>,
     pub business: BusinessServiceClient<Channel>,
+    pub team: TeamServiceClient<Channel>,
+    pub consent: ConsentServiceClient<Channel>,
+    pub apps: AppServiceClient<Channel>,
+    pub messaging: MessagingServiceClient<Channel>,
     pub health: HealthClient<Channel>,
     pub trust_proxy: bool,
 }
@@ -30,6 +38,10 @@ impl AppState {
         Ok(AppState {
             identity: IdentityServiceClient::new(channel.clone()),
             business: BusinessServiceClient::new(channel.clone()),
+            team: TeamServiceClient::new(channel.clone()),
+            consent: ConsentServiceClient::new(channel.clone()),
+            apps: AppServiceClient::new(channel.clone()),
+            messaging: MessagingServiceClient::new(channel.clone()),
             health: HealthClient::new(channel),
             trust_proxy: config.trust_proxy,
         })

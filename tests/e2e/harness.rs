@@ -174,6 +174,7 @@ pub struct Options {
 }
 
 pub struct TestApp {
+    pub config: CoreConfig,
     pub base: String,
     pub grpc_url: String,
     pub http: reqwest::Client,
@@ -251,8 +252,9 @@ impl TestApp {
         let overrides = Overrides {
             clock: Some(Arc::new(clock.clone())),
             sms: (!options.real_sms).then(|| sms.clone() as Arc<dyn SmsSender>),
+            delivery: None,
         };
-        let core_app = CoreApp::build(config, overrides)
+        let core_app = CoreApp::build(config.clone(), overrides)
             .await
             .expect("core builds");
         let grpc_url = format!("http://{}", core_app.local_addr());
@@ -273,6 +275,7 @@ impl TestApp {
             .build()
             .expect("client");
         Some(TestApp {
+            config,
             base,
             grpc_url,
             http,
@@ -284,6 +287,49 @@ impl TestApp {
             gateway_cancel,
             _db: db,
         })
+    }
+
+    /// Another core and gateway on the same database, clock and SMS outbox (a second instance
+    /// of a fleet, or a restart after a crash). `configure` adjusts the new core's settings.
+    pub async fn second_stack(&self, configure: impl FnOnce(&mut CoreConfig)) -> Stack {
+        let mut config = self.config.clone();
+        configure(&mut config);
+        let overrides = Overrides {
+            clock: Some(Arc::new(self.clock.clone())),
+            sms: Some(self.sms.clone()),
+            ..Default::default()
+        };
+        let core_app = CoreApp::build(config, overrides)
+            .await
+            .expect("core builds");
+        let grpc_url = format!("http://{}", core_app.local_addr());
+        let cancel = CancellationToken::new();
+        tokio::spawn(core_app.run_until_stopped(cancel.clone()));
+        let gateway = GatewayApp::build(GatewayConfig::for_core(grpc_url))
+            .await
+            .expect("gateway builds");
+        let base = format!("http://{}", gateway.local_addr());
+        tokio::spawn(gateway.run_until_stopped(cancel.clone()));
+        Stack { base, cancel }
+    }
+
+    /// The same request against another stack's gateway.
+    pub async fn request_at(
+        &self,
+        base: &str,
+        method: reqwest::Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> Reply {
+        let mut request = self.http.request(method, format!("{base}{path}"));
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        into_reply(request.send().await.expect("request sent")).await
     }
 
     /// Stops the core (the gateway keeps running and must answer 503).
@@ -314,21 +360,7 @@ impl TestApp {
             }
             None => {}
         }
-        let response = request.send().await.expect("request sent");
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let bytes = response.bytes().await.expect("body");
-        let body = serde_json::from_slice(&bytes).unwrap_or_else(|_| {
-            panic!(
-                "{status} answer is not JSON: {:?}",
-                String::from_utf8_lossy(&bytes)
-            )
-        });
-        Reply {
-            status,
-            headers,
-            body,
-        }
+        into_reply(request.send().await.expect("request sent")).await
     }
 
     pub async fn get(&self, path: &str, token: Option<&str>) -> Reply {
@@ -448,6 +480,35 @@ impl Drop for TestApp {
     fn drop(&mut self) {
         self.gateway_cancel.cancel();
         self.core_cancel.cancel();
+    }
+}
+
+/// A second stack started by [`TestApp::second_stack`]; stopped when dropped.
+pub struct Stack {
+    pub base: String,
+    pub cancel: CancellationToken,
+}
+
+impl Drop for Stack {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+    }
+}
+
+async fn into_reply(response: reqwest::Response) -> Reply {
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let bytes = response.bytes().await.expect("body");
+    let body = serde_json::from_slice(&bytes).unwrap_or_else(|_| {
+        panic!(
+            "{status} answer is not JSON: {:?}",
+            String::from_utf8_lossy(&bytes)
+        )
+    });
+    Reply {
+        status,
+        headers,
+        body,
     }
 }
 

@@ -1,10 +1,15 @@
 //! End-to-end tests: every test runs the real stack on SQLite and on PostgreSQL.
 
+mod fixtures;
 mod harness;
 
+mod apps;
 mod auth_otp;
 mod auth_tokens;
 mod business_account;
+mod consent;
 mod envelope;
 mod openapi;
+mod sends;
 mod sms_http;
+mod team;

@@ -11,6 +11,22 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/business/me"),
     ("patch", "/business/me"),
     ("post", "/business/sandbox"),
+    ("get", "/businesses/{businessAccountId}/follow"),
+    ("put", "/businesses/{businessAccountId}/follow"),
+    ("patch", "/businesses/{businessAccountId}/follow"),
+    ("delete", "/businesses/{businessAccountId}/follow"),
+    ("get", "/business/team"),
+    ("post", "/business/team"),
+    ("delete", "/business/team/{userId}"),
+    ("get", "/business/apps"),
+    ("post", "/business/apps"),
+    ("post", "/business/apps/{appId}/rotate"),
+    ("delete", "/business/apps/{appId}"),
+    ("get", "/business/messages"),
+    ("post", "/business/messages"),
+    ("post", "/v1/{businessAccountId}/messages"),
+    ("post", "/v1/service/{phoneNumber}/messages"),
+    ("get", "/business/usage"),
     ("get", "/healthz"),
     ("get", "/readyz"),
 ];
@@ -59,8 +75,26 @@ e2e!(
                         "{method} {path}"
                     );
                 }
+                // Fill path parameters with well-formed values.
+                let concrete = path
+                    .replace("{phoneNumber}", "%2B14155550123")
+                    .split('/')
+                    .map(|seg| {
+                        if seg.starts_with('{') {
+                            uuid::Uuid::new_v4().to_string()
+                        } else {
+                            seg.to_string()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join("/");
                 let reply = app
-                    .request(method.to_uppercase().parse().unwrap(), path, None, None)
+                    .request(
+                        method.to_uppercase().parse().unwrap(),
+                        &concrete,
+                        None,
+                        None,
+                    )
                     .await;
                 assert!(
                     !matches!(reply.message(), "not_found" | "method_not_allowed"),

@@ -73,3 +73,57 @@ impl pb::business_service_server::BusinessService for BusinessGrpc {
         Ok(Response::new(account_pb(view)))
     }
 }
+
+pub struct TeamGrpc {
+    pub core: Arc<Core>,
+}
+
+fn member_pb(m: super::team::Member) -> pb::TeamMember {
+    pb::TeamMember {
+        user_id: m.user_id.to_string(),
+        phone_number: m.phone_number,
+        role: m.role,
+        added_at: rfc3339(m.added_at),
+    }
+}
+
+#[tonic::async_trait]
+impl pb::team_service_server::TeamService for TeamGrpc {
+    async fn list_team(
+        &self,
+        request: Request<pb::ListTeamRequest>,
+    ) -> Result<Response<pb::TeamList>, Status> {
+        let members = super::team::list(&self.core, authorization(&request)).await?;
+        Ok(Response::new(pb::TeamList {
+            members: members.into_iter().map(member_pb).collect(),
+        }))
+    }
+
+    async fn upsert_team_member(
+        &self,
+        request: Request<pb::UpsertTeamMemberRequest>,
+    ) -> Result<Response<pb::TeamMember>, Status> {
+        let body = request.get_ref();
+        let member = super::team::upsert(
+            &self.core,
+            authorization(&request),
+            &body.phone_number,
+            &body.role,
+        )
+        .await?;
+        Ok(Response::new(member_pb(member)))
+    }
+
+    async fn remove_team_member(
+        &self,
+        request: Request<pb::RemoveTeamMemberRequest>,
+    ) -> Result<Response<pb::Empty>, Status> {
+        super::team::remove(
+            &self.core,
+            authorization(&request),
+            &request.get_ref().user_id,
+        )
+        .await?;
+        Ok(Response::new(pb::Empty {}))
+    }
+}

@@ -3,3 +3,4 @@
 pub mod grpc;
 pub mod service;
 pub mod store;
+pub mod team;

@@ -71,3 +71,77 @@ pub async fn save_business(
 ) -> AppResult<business_accounts::Model> {
     Ok(business.update(db).await?)
 }
+
+/// The team of a business with each member's phone number, oldest first.
+pub async fn team(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+) -> AppResult<Vec<super::team::Member>> {
+    use crate::entities::users;
+    use sea_orm::{ColumnTrait, QueryFilter, QueryOrder};
+    let members = team_members::Entity::find()
+        .filter(team_members::Column::BusinessId.eq(business_id))
+        .order_by_asc(team_members::Column::AddedAt)
+        .order_by_asc(team_members::Column::UserId)
+        .all(db)
+        .await?;
+    let ids: Vec<Uuid> = members.iter().map(|m| m.user_id).collect();
+    let phones: std::collections::HashMap<Uuid, String> = users::Entity::find()
+        .filter(users::Column::Id.is_in(ids))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|u| (u.id, u.phone_number))
+        .collect();
+    Ok(members
+        .into_iter()
+        .map(|m| super::team::Member {
+            phone_number: phones.get(&m.user_id).cloned().unwrap_or_default(),
+            user_id: m.user_id,
+            role: m.role,
+            added_at: m.added_at,
+        })
+        .collect())
+}
+
+pub async fn insert_member(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    user_id: Uuid,
+    role: &str,
+    now: DateTime<Utc>,
+) -> Result<team_members::Model, sea_orm::DbErr> {
+    team_members::ActiveModel {
+        user_id: Set(user_id),
+        business_id: Set(business_id),
+        role: Set(role.to_string()),
+        added_at: Set(now),
+    }
+    .insert(db)
+    .await
+}
+
+pub async fn set_role(
+    db: &impl ConnectionTrait,
+    member: team_members::Model,
+    role: &str,
+) -> AppResult<team_members::Model> {
+    let mut active: team_members::ActiveModel = member.into();
+    active.role = Set(role.to_string());
+    Ok(active.update(db).await?)
+}
+
+pub async fn remove_member(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    user_id: Uuid,
+) -> AppResult<()> {
+    use sea_orm::{ColumnTrait, QueryFilter};
+    team_members::Entity::delete_many()
+        .filter(team_members::Column::BusinessId.eq(business_id))
+        .filter(team_members::Column::UserId.eq(user_id))
+        .filter(team_members::Column::Role.ne("owner"))
+        .exec(db)
+        .await?;
+    Ok(())
+}

@@ -1,9 +1,13 @@
 //! The route table: each route extracts, builds one proto request, calls one RPC and wraps the
 //! reply in the envelope.
 
+pub mod apps;
 pub mod auth;
 pub mod business;
+pub mod consent;
+pub mod messages;
 pub mod ops;
+pub mod team;
 
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -18,6 +22,21 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(auth::logout))
         .routes(routes!(business::get_me, business::patch_me))
         .routes(routes!(business::create_sandbox))
+        .routes(routes!(
+            consent::get_follow,
+            consent::put_follow,
+            consent::patch_follow,
+            consent::delete_follow
+        ))
+        .routes(routes!(team::list_team, team::add_member))
+        .routes(routes!(team::remove_member))
+        .routes(routes!(apps::list_apps, apps::create_app))
+        .routes(routes!(apps::rotate_app))
+        .routes(routes!(apps::delete_app))
+        .routes(routes!(messages::history, messages::send_console))
+        .routes(routes!(messages::send_app))
+        .routes(routes!(messages::send_service))
+        .routes(routes!(messages::usage))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::readyz))
 }

@@ -1,0 +1,153 @@
+//! The developer-app rules: owner-only management, tokens shown once and stored as hashes,
+//! rotation and revocation effective on the very next request.
+
+use proto::ErrorCode;
+use sea_orm::Set;
+use uuid::Uuid;
+
+use super::store;
+use crate::business::service::{Console, console};
+use crate::domain::{Role, Scopes, parse_name};
+use crate::entities::developer_apps;
+use crate::error::{AppError, AppResult};
+use crate::identity::service::bearer;
+use crate::identity::tokens::{hash_token, new_opaque_token};
+use crate::state::Core;
+
+/// The fixed prefix of app tokens.
+pub const TOKEN_PREFIX: &str = "sva_";
+
+/// An app and its scopes.
+#[derive(Debug, Clone)]
+pub struct AppView {
+    pub app: developer_apps::Model,
+    pub scopes: Scopes,
+}
+
+/// A credential presented by a server: the app and its business.
+#[derive(Debug, Clone)]
+pub struct AppCaller {
+    pub app: developer_apps::Model,
+    pub scopes: Scopes,
+}
+
+fn view(app: developer_apps::Model) -> AppResult<AppView> {
+    Ok(AppView {
+        scopes: Scopes::from_db(&app.scopes)?,
+        app,
+    })
+}
+
+/// `sva_` + 256 random bits (base64url).
+fn new_token() -> String {
+    format!("{TOKEN_PREFIX}{}", new_opaque_token())
+}
+
+async fn owner(core: &Core, authorization: Option<&str>) -> AppResult<Console> {
+    let console = console(core, authorization).await?;
+    console.require_active_business()?;
+    if console.role != Role::Owner {
+        return Err(AppError::new(
+            ErrorCode::OwnerRequired,
+            "developer apps are managed by the owner",
+        ));
+    }
+    Ok(console)
+}
+
+fn app_id(id: &str) -> AppResult<Uuid> {
+    Uuid::parse_str(id.trim()).map_err(|_| AppError::new(ErrorCode::AppNotFound, "no such app"))
+}
+
+/// The business's apps, oldest first (never with tokens).
+///
+/// Errors: `unauthorized`, `account_suspended`, `not_a_business_account`, `business_suspended`,
+/// `owner_required`.
+pub async fn list(core: &Core, authorization: Option<&str>) -> AppResult<Vec<AppView>> {
+    let console = owner(core, authorization).await?;
+    store::list(&core.db, console.business.id)
+        .await?
+        .into_iter()
+        .map(view)
+        .collect()
+}
+
+/// Creates an app; the token is returned here and never again.
+///
+/// Errors: as [`list`], `invalid_request` (name), `invalid_app_scopes`.
+pub async fn create(
+    core: &Core,
+    authorization: Option<&str>,
+    name: &str,
+    scopes: &[String],
+) -> AppResult<(AppView, String)> {
+    let console = owner(core, authorization).await?;
+    let name = parse_name("name", name)?;
+    let scopes = Scopes::parse(scopes)?;
+    let token = new_token();
+    let now = core.clock.now();
+    let app = store::insert(
+        &core.db,
+        developer_apps::ActiveModel {
+            id: Set(Uuid::now_v7()),
+            business_id: Set(console.business.id),
+            name: Set(name),
+            scopes: Set(scopes.to_db()),
+            token_hash: Set(hash_token(&token)),
+            created_at: Set(now),
+            updated_at: Set(now),
+        },
+    )
+    .await?;
+    Ok((AppView { app, scopes }, token))
+}
+
+/// Replaces an app's token; the old one fails from the next request on.
+///
+/// Errors: as [`list`], `app_not_found`.
+pub async fn rotate(
+    core: &Core,
+    authorization: Option<&str>,
+    id: &str,
+) -> AppResult<(AppView, String)> {
+    let console = owner(core, authorization).await?;
+    let app = store::find(&core.db, console.business.id, app_id(id)?)
+        .await?
+        .ok_or_else(|| AppError::new(ErrorCode::AppNotFound, "no such app"))?;
+    let token = new_token();
+    let mut active: developer_apps::ActiveModel = app.into();
+    active.token_hash = Set(hash_token(&token));
+    active.updated_at = Set(core.clock.now());
+    let app = store::update(&core.db, active).await?;
+    Ok((view(app)?, token))
+}
+
+/// Deletes an app; its token fails from the next request on.
+///
+/// Errors: as [`list`], `app_not_found`.
+pub async fn delete(core: &Core, authorization: Option<&str>, id: &str) -> AppResult<()> {
+    let console = owner(core, authorization).await?;
+    if store::delete(&core.db, console.business.id, app_id(id)?).await? == 0 {
+        return Err(AppError::new(ErrorCode::AppNotFound, "no such app"));
+    }
+    Ok(())
+}
+
+/// The app behind `authorization: Bearer sva_...`: one lookup by the token's hash (a unique
+/// index), so no scan and no timing difference between apps.
+///
+/// Errors: `invalid_app_token`.
+pub async fn authenticate_app(core: &Core, authorization: Option<&str>) -> AppResult<AppCaller> {
+    let invalid = || AppError::new(ErrorCode::InvalidAppToken, "a valid app token is required");
+    let token = authorization
+        .and_then(bearer)
+        .filter(|t| t.starts_with(TOKEN_PREFIX) && t.len() <= 128)
+        .ok_or_else(invalid)?;
+    let app = store::by_token_hash(&core.db, &hash_token(token))
+        .await?
+        .ok_or_else(invalid)?;
+    Ok(AppCaller {
+        scopes: Scopes::from_db(&app.scopes)?,
+        app,
+    })
+}

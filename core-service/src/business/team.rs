@@ -1,0 +1,134 @@
+//! The team rules: owners and admins add people by phone number, change their role and remove
+//! them; nobody changes or removes the owner; a user is on at most one team.
+
+use chrono::{DateTime, Utc};
+use proto::ErrorCode;
+use uuid::Uuid;
+
+use super::service::console;
+use super::store;
+use crate::domain::{PhoneNumber, Role};
+use crate::error::{AppError, AppResult, is_unique_violation};
+use crate::identity::store as identity_store;
+use crate::state::Core;
+
+/// A team member as shown to the team.
+#[derive(Debug, Clone)]
+pub struct Member {
+    pub user_id: Uuid,
+    pub phone_number: String,
+    pub role: String,
+    pub added_at: DateTime<Utc>,
+}
+
+/// The caller's team, oldest member first.
+///
+/// Errors: `unauthorized`, `account_suspended`, `not_a_business_account`, `business_suspended`.
+pub async fn list(core: &Core, authorization: Option<&str>) -> AppResult<Vec<Member>> {
+    let console = console(core, authorization).await?;
+    console.require_active_business()?;
+    store::team(&core.db, console.business.id).await
+}
+
+/// Adds the user with `phone` to the caller's team as `role`, or changes their role.
+///
+/// Errors: as [`list`], `insufficient_role`, `invalid_request` (role), `invalid_phone_number`,
+/// `user_not_found`, `user_in_another_business`, `cannot_remove_owner`.
+pub async fn upsert(
+    core: &Core,
+    authorization: Option<&str>,
+    phone: &str,
+    role: &str,
+) -> AppResult<Member> {
+    let console = console(core, authorization).await?;
+    console.require_active_business()?;
+    console.require_manager()?;
+    let role = match Role::parse(role, "role")? {
+        Role::Owner => {
+            return Err(AppError::new(
+                ErrorCode::InvalidRequest,
+                "role: must be admin or member",
+            ));
+        }
+        role => role,
+    };
+    let phone = PhoneNumber::parse(phone)?;
+    let user = identity_store::user_by_phone(&core.db, phone.as_str())
+        .await?
+        .ok_or_else(|| {
+            AppError::new(ErrorCode::UserNotFound, "no account has this phone number")
+        })?;
+    let business_id = console.business.id;
+    for _ in 0..2 {
+        match store::membership(&core.db, user.id).await? {
+            Some(m) if m.business_id != business_id => {
+                return Err(AppError::new(
+                    ErrorCode::UserInAnotherBusiness,
+                    "this user belongs to another business",
+                ));
+            }
+            Some(m) if m.role == Role::Owner.as_str() => {
+                return Err(AppError::new(
+                    ErrorCode::CannotRemoveOwner,
+                    "the owner's role cannot change",
+                ));
+            }
+            Some(m) => {
+                let saved = store::set_role(&core.db, m, role.as_str()).await?;
+                return Ok(Member {
+                    user_id: user.id,
+                    phone_number: user.phone_number,
+                    role: saved.role,
+                    added_at: saved.added_at,
+                });
+            }
+            None => {
+                match store::insert_member(
+                    &core.db,
+                    business_id,
+                    user.id,
+                    role.as_str(),
+                    core.clock.now(),
+                )
+                .await
+                {
+                    Ok(saved) => {
+                        return Ok(Member {
+                            user_id: user.id,
+                            phone_number: user.phone_number,
+                            role: saved.role,
+                            added_at: saved.added_at,
+                        });
+                    }
+                    // Added concurrently: decide again on what is there now.
+                    Err(err) if is_unique_violation(&err) => continue,
+                    Err(err) => return Err(err.into()),
+                }
+            }
+        }
+    }
+    Err(AppError::internal("team membership kept changing"))
+}
+
+/// Removes a member (not the owner) from the caller's team.
+///
+/// Errors: as [`list`], `insufficient_role`, `not_found` (not a UUID), `cannot_remove_owner`,
+/// `team_member_not_found`.
+pub async fn remove(core: &Core, authorization: Option<&str>, user_id: &str) -> AppResult<()> {
+    let console = console(core, authorization).await?;
+    console.require_active_business()?;
+    console.require_manager()?;
+    let user_id = Uuid::parse_str(user_id.trim())
+        .map_err(|_| AppError::new(ErrorCode::NotFound, "user id must be a UUID"))?;
+    let member = store::membership(&core.db, user_id)
+        .await?
+        .filter(|m| m.business_id == console.business.id)
+        .ok_or_else(|| AppError::new(ErrorCode::TeamMemberNotFound, "not on this team"))?;
+    if member.role == Role::Owner.as_str() {
+        return Err(AppError::new(
+            ErrorCode::CannotRemoveOwner,
+            "the owner cannot be removed",
+        ));
+    }
+    store::remove_member(&core.db, member.business_id, member.user_id).await
+}

@@ -1,0 +1,169 @@
+//! Delivery providers: where an accepted message goes, and what came of it.
+//!
+//! - `inbox` stores the message in the recipient's inbox and reports delivered, or failed when
+//!   the recipient's account is not active.
+//! - `http` POSTs `{"message_id","to","recipient_user_id","category","body"|"message_content"}`:
+//!   2xx is delivered; 408, 429, 5xx and connection errors are retried at most 3 times within
+//!   5 s, then failed; any other answer fails at once. The provider may see a message twice only
+//!   after a crash, so it deduplicates on `message_id`.
+
+use std::time::{Duration, Instant};
+
+use futures::future::BoxFuture;
+
+use super::store::{self, Outcome};
+use crate::domain::UserStatus;
+use crate::entities::messages;
+use crate::error::AppResult;
+use crate::identity::store as identity_store;
+use crate::state::Core;
+
+/// Hands a message to whatever delivers it. An `Err` means the attempt could not be made (the
+/// database was unreachable): the message stays in the outbox and is tried again.
+pub trait DeliveryProvider: Send + Sync + 'static {
+    fn deliver<'a>(
+        &'a self,
+        core: &'a Core,
+        message: &'a messages::Model,
+    ) -> BoxFuture<'a, AppResult<Outcome>>;
+}
+
+/// Stores messages in the recipients' inboxes.
+#[derive(Debug, Default)]
+pub struct InboxDelivery;
+
+impl DeliveryProvider for InboxDelivery {
+    fn deliver<'a>(
+        &'a self,
+        core: &'a Core,
+        message: &'a messages::Model,
+    ) -> BoxFuture<'a, AppResult<Outcome>> {
+        Box::pin(async move {
+            let active =
+                match identity_store::user_by_id(&core.db, message.recipient_user_id).await? {
+                    Some(user) => UserStatus::from_db(&user.status)? == UserStatus::Active,
+                    None => false,
+                };
+            if !active {
+                return Ok(Outcome {
+                    delivered: false,
+                    reason: Some("recipient_inactive".into()),
+                });
+            }
+            store::put_in_inbox(&core.db, message, core.clock.now()).await?;
+            Ok(Outcome {
+                delivered: true,
+                reason: None,
+            })
+        })
+    }
+}
+
+/// POSTs messages to an HTTP endpoint.
+#[derive(Debug, Clone)]
+pub struct HttpDelivery {
+    client: reqwest::Client,
+    url: String,
+    budget: Duration,
+}
+
+impl HttpDelivery {
+    pub fn new(url: String) -> anyhow::Result<Self> {
+        url::Url::parse(&url).map_err(|e| anyhow::anyhow!("DELIVERY_HTTP_URL: {e}"))?;
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()?;
+        Ok(HttpDelivery {
+            client,
+            url,
+            budget: Duration::from_secs(5),
+        })
+    }
+
+    fn payload(message: &messages::Model) -> serde_json::Value {
+        let mut payload = serde_json::json!({
+            "message_id": message.id,
+            "to": message.to_phone,
+            "recipient_user_id": message.recipient_user_id,
+            "category": message.category,
+        });
+        if let Some(body) = &message.body {
+            payload["body"] = serde_json::Value::String(body.clone());
+        }
+        if let Some(content) = message
+            .message_content
+            .as_deref()
+            .and_then(|c| serde_json::from_str::<serde_json::Value>(c).ok())
+        {
+            payload["message_content"] = content;
+        }
+        payload
+    }
+}
+
+const RETRIES: u32 = 3;
+
+fn retryable(status: reqwest::StatusCode) -> bool {
+    status == reqwest::StatusCode::REQUEST_TIMEOUT
+        || status == reqwest::StatusCode::TOO_MANY_REQUESTS
+        || status.is_server_error()
+}
+
+impl DeliveryProvider for HttpDelivery {
+    fn deliver<'a>(
+        &'a self,
+        _core: &'a Core,
+        message: &'a messages::Model,
+    ) -> BoxFuture<'a, AppResult<Outcome>> {
+        Box::pin(async move {
+            let payload = Self::payload(message);
+            let started = Instant::now();
+            let mut pause = Duration::from_millis(200);
+            let mut last_error = String::new();
+            for attempt in 0..=RETRIES {
+                let left = self.budget.saturating_sub(started.elapsed());
+                if left.is_zero() {
+                    break;
+                }
+                let sent = self
+                    .client
+                    .post(&self.url)
+                    .timeout(left)
+                    .json(&payload)
+                    .send()
+                    .await;
+                match sent {
+                    Ok(response) if response.status().is_success() => {
+                        return Ok(Outcome {
+                            delivered: true,
+                            reason: None,
+                        });
+                    }
+                    Ok(response) if !retryable(response.status()) => {
+                        return Ok(Outcome {
+                            delivered: false,
+                            reason: Some(format!(
+                                "provider answered {}",
+                                response.status().as_u16()
+                            )),
+                        });
+                    }
+                    Ok(response) => {
+                        last_error = format!("provider answered {}", response.status().as_u16())
+                    }
+                    Err(err) if err.is_timeout() => last_error = "provider timed out".into(),
+                    Err(_) => last_error = "provider unreachable".into(),
+                }
+                if attempt < RETRIES {
+                    let left = self.budget.saturating_sub(started.elapsed());
+                    tokio::time::sleep(pause.min(left)).await;
+                    pause *= 2;
+                }
+            }
+            Ok(Outcome {
+                delivered: false,
+                reason: Some(last_error),
+            })
+        })
+    }
+}

@@ -1,0 +1,122 @@
+//! `bm.v1.MessagingService`: proto <-> domain, one service call per RPC.
+
+use std::sync::Arc;
+
+use proto::v1 as pb;
+use tonic::{Request, Response, Status};
+
+use super::service::{self, SendFields};
+use crate::clock::rfc3339;
+use crate::entities::messages;
+use crate::grpc_util::authorization;
+use crate::state::Core;
+
+pub struct MessagingGrpc {
+    pub core: Arc<Core>,
+}
+
+fn fields(m: pb::SendMessageRequest) -> SendFields {
+    SendFields {
+        to: m.to,
+        category: m.category,
+        body: m.body,
+        message_content_json: m.message_content_json,
+        idempotency_key: m.idempotency_key,
+    }
+}
+
+fn sent(id: uuid::Uuid) -> Response<pb::SendResult> {
+    Response::new(pb::SendResult {
+        id: id.to_string(),
+        status: "sent".to_string(),
+    })
+}
+
+fn record_pb(m: messages::Model) -> pb::MessageRecord {
+    pb::MessageRecord {
+        id: m.id.to_string(),
+        to: m.to_phone,
+        recipient_user_id: m.recipient_user_id.to_string(),
+        category: m.category,
+        status: m.status,
+        source: m.source,
+        app_id: m.app_id.map(|id| id.to_string()),
+        created_at: rfc3339(m.created_at),
+        completed_at: m.completed_at.map(rfc3339),
+    }
+}
+
+#[tonic::async_trait]
+impl pb::messaging_service_server::MessagingService for MessagingGrpc {
+    async fn send_console_message(
+        &self,
+        request: Request<pb::SendMessageRequest>,
+    ) -> Result<Response<pb::SendResult>, Status> {
+        let auth = authorization(&request).map(str::to_string);
+        let id = service::send_console(&self.core, auth.as_deref(), fields(request.into_inner()))
+            .await?;
+        Ok(sent(id))
+    }
+
+    async fn send_app_message(
+        &self,
+        request: Request<pb::SendAppMessageRequest>,
+    ) -> Result<Response<pb::SendResult>, Status> {
+        let auth = authorization(&request).map(str::to_string);
+        let body = request.into_inner();
+        let message = fields(body.message.unwrap_or_default());
+        let id = service::send_app(
+            &self.core,
+            auth.as_deref(),
+            &body.business_account_id,
+            message,
+        )
+        .await?;
+        Ok(sent(id))
+    }
+
+    async fn send_service_message(
+        &self,
+        request: Request<pb::SendServiceMessageRequest>,
+    ) -> Result<Response<pb::SendResult>, Status> {
+        let body = request.get_ref();
+        let id = service::send_service(
+            &self.core,
+            authorization(&request),
+            &body.business_phone_number,
+            body.to.as_deref(),
+            body.body.as_deref(),
+            body.idempotency_key.as_deref(),
+        )
+        .await?;
+        Ok(sent(id))
+    }
+
+    async fn list_messages(
+        &self,
+        request: Request<pb::ListMessagesRequest>,
+    ) -> Result<Response<pb::MessageList>, Status> {
+        let list =
+            service::history(&self.core, authorization(&request), request.get_ref().limit).await?;
+        Ok(Response::new(pb::MessageList {
+            messages: list.into_iter().map(record_pb).collect(),
+        }))
+    }
+
+    async fn get_usage(
+        &self,
+        request: Request<pb::GetUsageRequest>,
+    ) -> Result<Response<pb::Usage>, Status> {
+        let usage = service::usage(&self.core, authorization(&request)).await?;
+        Ok(Response::new(pb::Usage {
+            messages: Some(pb::MessageUsage {
+                total: usage.total,
+                accepted: usage.accepted,
+                delivered: usage.delivered,
+                failed: usage.failed,
+                by_category: usage.by_category.into_iter().collect(),
+            }),
+            webhooks: Some(pb::WebhookUsage::default()),
+        }))
+    }
+}

@@ -1,0 +1,9 @@
+//! Messaging: one implementation of the send rules for the three send paths, idempotency, the
+//! durable outbox and its dispatcher, delivery providers, history and usage.
+
+pub mod content;
+pub mod delivery;
+pub mod dispatcher;
+pub mod grpc;
+pub mod service;
+pub mod store;

@@ -1,0 +1,155 @@
+//! `/businesses/{businessAccountId}/follow`: a user's follow and marketing consent.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use proto::v1 as pb;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::envelope::{ApiResult, EmptyEnvelope, Envelope, Null, ok};
+use crate::extract::{CallContext, JsonBody, uuid_path};
+use crate::state::AppState;
+
+/// A user's follow of a business.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Follow {
+    #[schema(format = Uuid)]
+    pub business_account_id: String,
+    #[schema(format = Uuid)]
+    pub user_id: String,
+    /// `active` or `unfollowed`.
+    pub status: String,
+    pub marketing_opt_in: bool,
+    #[schema(format = DateTime)]
+    pub followed_at: Option<String>,
+    #[schema(format = DateTime)]
+    pub updated_at: Option<String>,
+}
+
+impl From<pb::Follow> for Follow {
+    fn from(f: pb::Follow) -> Self {
+        Follow {
+            business_account_id: f.business_account_id,
+            user_id: f.user_id,
+            status: f.status,
+            marketing_opt_in: f.marketing_opt_in,
+            followed_at: f.followed_at,
+            updated_at: f.updated_at,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct PutFollowBody {
+    /// Default false.
+    #[serde(default)]
+    pub marketing_opt_in: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct PatchFollowBody {
+    #[schema(required = true)]
+    pub marketing_opt_in: Option<bool>,
+}
+
+/// The caller's follow of a business (active or unfollowed).
+#[utoipa::path(get, path = "/businesses/{businessAccountId}/follow", tag = "follow",
+    security(("bearer" = [])),
+    params(("businessAccountId" = String, Path, format = Uuid)),
+    responses(
+        (status = 200, description = "The follow", body = Envelope<Follow>),
+        (status = 404, description = "`business_not_found` or `follow_not_found`", body = EmptyEnvelope),
+    ))]
+pub async fn get_follow(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    Path(id): Path<String>,
+) -> ApiResult {
+    let message = pb::FollowRequest {
+        business_account_id: uuid_path(&id)?,
+    };
+    let follow = state
+        .consent
+        .clone()
+        .get_follow(ctx.request(message))
+        .await?;
+    Ok(ok(StatusCode::OK, Follow::from(follow.into_inner())))
+}
+
+/// Follow a live business (again); `marketing_opt_in` defaults to false.
+#[utoipa::path(put, path = "/businesses/{businessAccountId}/follow", tag = "follow",
+    security(("bearer" = [])),
+    params(("businessAccountId" = String, Path, format = Uuid)),
+    request_body = PutFollowBody,
+    responses(
+        (status = 200, description = "The active follow", body = Envelope<Follow>),
+        (status = 404, description = "`business_not_found`", body = EmptyEnvelope),
+    ))]
+pub async fn put_follow(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<PutFollowBody>,
+) -> ApiResult {
+    let message = pb::PutFollowRequest {
+        business_account_id: uuid_path(&id)?,
+        marketing_opt_in: body.marketing_opt_in,
+    };
+    let follow = state
+        .consent
+        .clone()
+        .put_follow(ctx.request(message))
+        .await?;
+    Ok(ok(StatusCode::OK, Follow::from(follow.into_inner())))
+}
+
+/// Change marketing consent on an active follow.
+#[utoipa::path(patch, path = "/businesses/{businessAccountId}/follow", tag = "follow",
+    security(("bearer" = [])),
+    params(("businessAccountId" = String, Path, format = Uuid)),
+    request_body = PatchFollowBody,
+    responses(
+        (status = 200, description = "The follow", body = Envelope<Follow>),
+        (status = 404, description = "`business_not_found` or `follow_not_found`", body = EmptyEnvelope),
+    ))]
+pub async fn patch_follow(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<PatchFollowBody>,
+) -> ApiResult {
+    let message = pb::PatchFollowRequest {
+        business_account_id: uuid_path(&id)?,
+        marketing_opt_in: body.marketing_opt_in,
+    };
+    let follow = state
+        .consent
+        .clone()
+        .patch_follow(ctx.request(message))
+        .await?;
+    Ok(ok(StatusCode::OK, Follow::from(follow.into_inner())))
+}
+
+/// Unfollow (idempotent).
+#[utoipa::path(delete, path = "/businesses/{businessAccountId}/follow", tag = "follow",
+    security(("bearer" = [])),
+    params(("businessAccountId" = String, Path, format = Uuid)),
+    responses(
+        (status = 200, description = "Unfollowed", body = EmptyEnvelope),
+        (status = 404, description = "`business_not_found`", body = EmptyEnvelope),
+    ))]
+pub async fn delete_follow(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    Path(id): Path<String>,
+) -> ApiResult {
+    let message = pb::FollowRequest {
+        business_account_id: uuid_path(&id)?,
+    };
+    state
+        .consent
+        .clone()
+        .delete_follow(ctx.request(message))
+        .await?;
+    Ok(ok(StatusCode::OK, Null))
+}

@@ -1,0 +1,321 @@
+//! Sends (console, app token, service), message history and usage.
+
+use std::collections::BTreeMap;
+
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use proto::ErrorCode;
+use proto::v1 as pb;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::envelope::{ApiError, ApiResult, EmptyEnvelope, Envelope, ok, reply};
+use crate::extract::{CallContext, JsonBody, idempotency_key, uuid_path};
+use crate::state::AppState;
+
+/// A category message.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct MessageInput {
+    /// Recipient phone number (E.164).
+    #[schema(value_type = String)]
+    pub to: Option<Value>,
+    /// `authentication`, `utility` or `marketing`.
+    #[schema(value_type = String)]
+    pub category: Option<Value>,
+    /// Plain text (at most 4096 characters): required for utility, optional for marketing.
+    #[schema(value_type = Option<String>)]
+    pub body: Option<Value>,
+    /// Structured content: `{"code"}` for authentication; `{"text","title"?,"image_url"?,"buttons"?}`
+    /// for marketing. Exclusive with `body`.
+    #[schema(value_type = Option<Object>)]
+    pub message_content: Option<Value>,
+}
+
+/// A free-form service message.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ServiceMessageInput {
+    #[schema(value_type = String)]
+    pub to: Option<Value>,
+    #[schema(value_type = String)]
+    pub body: Option<Value>,
+}
+
+/// The accepted send: `status` is always `sent` (the outcome arrives later).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SendResult {
+    #[schema(format = Uuid)]
+    pub id: String,
+    pub status: String,
+}
+
+/// A string field, or another JSON value's text (the core then names what is wrong with it).
+fn text(value: Option<Value>) -> Option<String> {
+    match value {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s),
+        Some(other) => Some(other.to_string()),
+    }
+}
+
+/// A field that must be a JSON string when present.
+fn string_field(value: Option<Value>, field: &str) -> Result<Option<String>, ApiError> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(ApiError::new(
+            ErrorCode::InvalidRequest,
+            format!("{field}: must be a string"),
+        )),
+    }
+}
+
+fn send_request(
+    input: MessageInput,
+    headers: &HeaderMap,
+) -> Result<pb::SendMessageRequest, ApiError> {
+    Ok(pb::SendMessageRequest {
+        to: text(input.to),
+        category: text(input.category),
+        body: string_field(input.body, "body")?,
+        message_content_json: input
+            .message_content
+            .filter(|v| !v.is_null())
+            .map(|v| v.to_string()),
+        idempotency_key: idempotency_key(headers),
+    })
+}
+
+fn sent(result: pb::SendResult) -> axum::response::Response {
+    reply(
+        StatusCode::OK,
+        "message_sent",
+        SendResult {
+            id: result.id,
+            status: result.status,
+        },
+    )
+}
+
+/// Send from the console (any team role). `authentication` is reserved for app tokens.
+#[utoipa::path(post, path = "/business/messages", tag = "messages",
+    security(("bearer" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, description = "1 to 255 visible ASCII characters; kept 24 h")),
+    request_body = MessageInput,
+    responses(
+        (status = 200, description = "Accepted (`message_sent`)", body = Envelope<SendResult>),
+        (status = 409, description = "`idempotency_key_conflict` or `idempotency_in_progress`", body = EmptyEnvelope),
+        (status = 429, description = "`business_send_rate_limited`", body = EmptyEnvelope,
+            headers(("Retry-After" = u64, description = "Seconds until a request would succeed"))),
+    ))]
+pub async fn send_console(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    headers: HeaderMap,
+    JsonBody(input): JsonBody<MessageInput>,
+) -> ApiResult {
+    let message = send_request(input, &headers)?;
+    let result = state
+        .messaging
+        .clone()
+        .send_console_message(ctx.request(message))
+        .await?;
+    Ok(sent(result.into_inner()))
+}
+
+/// Send with a developer-app token to the app's own business.
+#[utoipa::path(post, path = "/v1/{businessAccountId}/messages", tag = "messages",
+    security(("app_token" = [])),
+    params(
+        ("businessAccountId" = String, Path, format = Uuid),
+        ("Idempotency-Key" = Option<String>, Header, description = "1 to 255 visible ASCII characters; kept 24 h"),
+    ),
+    request_body = MessageInput,
+    responses(
+        (status = 200, description = "Accepted (`message_sent`)", body = Envelope<SendResult>),
+        (status = 409, description = "`idempotency_key_conflict` or `idempotency_in_progress`", body = EmptyEnvelope),
+        (status = 429, description = "`business_send_rate_limited`", body = EmptyEnvelope,
+            headers(("Retry-After" = u64, description = "Seconds until a request would succeed"))),
+    ))]
+pub async fn send_app(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    headers: HeaderMap,
+    Path(business_account_id): Path<String>,
+    JsonBody(input): JsonBody<MessageInput>,
+) -> ApiResult {
+    let message = pb::SendAppMessageRequest {
+        business_account_id: uuid_path(&business_account_id)?,
+        message: Some(send_request(input, &headers)?),
+    };
+    let result = state
+        .messaging
+        .clone()
+        .send_app_message(ctx.request(message))
+        .await?;
+    Ok(sent(result.into_inner()))
+}
+
+/// Send free-form text to a follower; one per recipient per minute.
+#[utoipa::path(post, path = "/v1/service/{phoneNumber}/messages", tag = "messages",
+    security(("app_token" = [])),
+    params(
+        ("phoneNumber" = String, Path, description = "The business's own number, with its `+` (raw or `%2B`)"),
+        ("Idempotency-Key" = Option<String>, Header, description = "1 to 255 visible ASCII characters; kept 24 h"),
+    ),
+    request_body = ServiceMessageInput,
+    responses(
+        (status = 200, description = "Accepted (`message_sent`)", body = Envelope<SendResult>),
+        (status = 409, description = "`idempotency_key_conflict` or `idempotency_in_progress`", body = EmptyEnvelope),
+        (status = 429, description = "`business_send_rate_limited`", body = EmptyEnvelope,
+            headers(("Retry-After" = u64, description = "Seconds until a request would succeed"))),
+    ))]
+pub async fn send_service(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    headers: HeaderMap,
+    Path(phone_number): Path<String>,
+    JsonBody(input): JsonBody<ServiceMessageInput>,
+) -> ApiResult {
+    let message = pb::SendServiceMessageRequest {
+        business_phone_number: phone_number,
+        to: text(input.to),
+        body: string_field(input.body, "body")?,
+        idempotency_key: idempotency_key(&headers),
+    };
+    let result = state
+        .messaging
+        .clone()
+        .send_service_message(ctx.request(message))
+        .await?;
+    Ok(sent(result.into_inner()))
+}
+
+/// One message of the history.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MessageRecord {
+    #[schema(format = Uuid)]
+    pub id: String,
+    pub to: String,
+    #[schema(format = Uuid)]
+    pub recipient_user_id: String,
+    /// `authentication`, `utility`, `marketing` or `service`.
+    pub category: String,
+    /// `accepted`, `delivered` or `failed`.
+    pub status: String,
+    /// `console`, `app` or `service`.
+    pub source: String,
+    #[schema(format = Uuid)]
+    pub app_id: Option<String>,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    #[schema(format = DateTime)]
+    pub completed_at: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MessageHistory {
+    pub messages: Vec<MessageRecord>,
+}
+
+/// The newest messages first.
+#[utoipa::path(get, path = "/business/messages", tag = "messages",
+    security(("bearer" = [])),
+    params(("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "Default 50")),
+    responses(
+        (status = 200, description = "The history", body = Envelope<MessageHistory>),
+        (status = 400, description = "`invalid_limit`", body = EmptyEnvelope),
+    ))]
+pub async fn history(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    RawQuery(query): RawQuery,
+) -> ApiResult {
+    let limit = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .find(|(name, _)| name == "limit")
+        .map(|(_, value)| {
+            value
+                .trim()
+                .parse::<i64>()
+                .map_err(|_| ApiError::new(ErrorCode::InvalidLimit, "limit must be 1 to 200"))
+        })
+        .transpose()?;
+    let list = state
+        .messaging
+        .clone()
+        .list_messages(ctx.request(pb::ListMessagesRequest { limit }))
+        .await?;
+    let messages = list
+        .into_inner()
+        .messages
+        .into_iter()
+        .map(|m| MessageRecord {
+            id: m.id,
+            to: m.to,
+            recipient_user_id: m.recipient_user_id,
+            category: m.category,
+            status: m.status,
+            source: m.source,
+            app_id: m.app_id,
+            created_at: m.created_at,
+            completed_at: m.completed_at,
+        })
+        .collect();
+    Ok(ok(StatusCode::OK, MessageHistory { messages }))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MessageTotals {
+    pub total: i64,
+    pub accepted: i64,
+    pub delivered: i64,
+    pub failed: i64,
+    pub by_category: BTreeMap<String, i64>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookTotals {
+    pub deliveries: i64,
+    pub succeeded: i64,
+    pub failed: i64,
+    pub pending: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Usage {
+    pub messages: MessageTotals,
+    pub webhooks: WebhookTotals,
+}
+
+/// Message and webhook totals.
+#[utoipa::path(get, path = "/business/usage", tag = "messages",
+    security(("bearer" = [])),
+    responses((status = 200, description = "Totals", body = Envelope<Usage>)))]
+pub async fn usage(State(state): State<AppState>, ctx: CallContext) -> ApiResult {
+    let usage = state
+        .messaging
+        .clone()
+        .get_usage(ctx.request(pb::GetUsageRequest {}))
+        .await?
+        .into_inner();
+    let m = usage.messages.unwrap_or_default();
+    let w = usage.webhooks.unwrap_or_default();
+    Ok(ok(
+        StatusCode::OK,
+        Usage {
+            messages: MessageTotals {
+                total: m.total,
+                accepted: m.accepted,
+                delivered: m.delivered,
+                failed: m.failed,
+                by_category: m.by_category.into_iter().collect(),
+            },
+            webhooks: WebhookTotals {
+                deliveries: w.deliveries,
+                succeeded: w.succeeded,
+                failed: w.failed,
+                pending: w.pending,
+            },
+        },
+    ))
+}

@@ -1,0 +1,217 @@
+//! /business/apps: create, list, rotate, delete (owner only), and what a token can do after.
+
+use reqwest::Method;
+use serde_json::json;
+
+use crate::e2e;
+use crate::fixtures::{ALL_SCOPES, live_business, send_v1};
+
+e2e!(
+    creating_an_app_shows_its_token_once_and_listing_never_does,
+    |app| async move {
+        let (_, owner) = app.business_owner("+14155550100").await;
+        let created = app
+            .post(
+                "/business/apps",
+                Some(&owner),
+                json!({ "name": " server ", "scopes": ["utility", "service"] }),
+            )
+            .await;
+        created.assert_ok(201);
+        let data = created.data();
+        assert_eq!(data["name"], "server");
+        assert_eq!(data["scopes"], json!(["utility", "service"]));
+        let token = data["token"].as_str().unwrap();
+        assert!(token.starts_with("sva_"));
+        // At least 160 random bits after the prefix (base64url: 6 bits a character).
+        assert!((token.len() - 4) * 6 >= 160, "{token}");
+        assert!(data["created_at"].is_string() && data["updated_at"].is_string());
+
+        let list = app.get("/business/apps", Some(&owner)).await;
+        list.assert_ok(200);
+        let apps = list.data().as_array().unwrap();
+        assert_eq!(apps.len(), 1);
+        assert_eq!(apps[0]["id"], data["id"]);
+        assert!(apps[0].get("token").is_none());
+        assert!(!list.body.to_string().contains(token));
+    }
+);
+
+e2e!(app_creation_validates_name_and_scopes, |app| async move {
+    let (_, owner) = app.business_owner("+14155550100").await;
+    let cases = [
+        (
+            json!({ "name": "", "scopes": ["utility"] }),
+            "invalid_request",
+        ),
+        (
+            json!({ "name": "x".repeat(101), "scopes": ["utility"] }),
+            "invalid_request",
+        ),
+        (json!({ "name": "a", "scopes": [] }), "invalid_app_scopes"),
+        (
+            json!({ "name": "a", "scopes": ["utility", "utility"] }),
+            "invalid_app_scopes",
+        ),
+        (
+            json!({ "name": "a", "scopes": ["email"] }),
+            "invalid_app_scopes",
+        ),
+        (json!({ "name": "a" }), "invalid_request"),
+        (
+            json!({ "name": "a", "scopes": "utility" }),
+            "invalid_request",
+        ),
+    ];
+    for (body, code) in cases {
+        let reply = app.post("/business/apps", Some(&owner), body.clone()).await;
+        assert_eq!((reply.status, reply.message()), (400, code), "{body}");
+    }
+    app.post(
+        "/business/apps",
+        Some(&owner),
+        json!({ "name": "x".repeat(100), "scopes": ALL_SCOPES }),
+    )
+    .await
+    .assert_ok(201);
+});
+
+e2e!(apps_are_owner_only, |app| async move {
+    let (_, owner) = app.business_owner("+14155550100").await;
+    let (_, admin) = app.user("+14155550101").await;
+    app.post(
+        "/business/team",
+        Some(&owner),
+        json!({ "phone_number": "+14155550101", "role": "admin" }),
+    )
+    .await
+    .assert_ok(201);
+    let created = app
+        .post(
+            "/business/apps",
+            Some(&owner),
+            json!({ "name": "a", "scopes": ["utility"] }),
+        )
+        .await;
+    let id = created.data()["id"].as_str().unwrap().to_string();
+    app.get("/business/apps", Some(&admin))
+        .await
+        .assert_error(403, "owner_required");
+    app.post(
+        "/business/apps",
+        Some(&admin),
+        json!({ "name": "a", "scopes": ["utility"] }),
+    )
+    .await
+    .assert_error(403, "owner_required");
+    app.post(
+        &format!("/business/apps/{id}/rotate"),
+        Some(&admin),
+        json!({}),
+    )
+    .await
+    .assert_error(403, "owner_required");
+    app.request(
+        Method::DELETE,
+        &format!("/business/apps/{id}"),
+        Some(&admin),
+        None,
+    )
+    .await
+    .assert_error(403, "owner_required");
+});
+
+e2e!(
+    rotation_and_deletion_take_effect_on_the_very_next_request,
+    |app| async move {
+        let biz = live_business(&app, "+14155550100", ALL_SCOPES).await;
+        let (_, _) = crate::fixtures::follower(&app, &biz, "+14155550200", false).await;
+        let body = json!({ "to": "+14155550200", "category": "utility", "body": "hi" });
+        send_v1(&app, &biz, body.clone(), None).await.assert_ok(200);
+
+        let rotated = app
+            .post(
+                &format!("/business/apps/{}/rotate", biz.app_id),
+                Some(&biz.owner_token),
+                json!({}),
+            )
+            .await;
+        rotated.assert_ok(200);
+        assert_eq!(rotated.data()["id"], biz.app_id.as_str());
+        let new_token = rotated.data()["token"].as_str().unwrap().to_string();
+        assert_ne!(new_token, biz.app_token);
+        send_v1(&app, &biz, body.clone(), None)
+            .await
+            .assert_error(401, "invalid_app_token");
+        let mut renewed = crate::fixtures::Business {
+            app_token: new_token,
+            ..biz
+        };
+        send_v1(&app, &renewed, body.clone(), None)
+            .await
+            .assert_ok(200);
+
+        app.request(
+            Method::DELETE,
+            &format!("/business/apps/{}", renewed.app_id),
+            Some(&renewed.owner_token),
+            None,
+        )
+        .await
+        .assert_ok(200);
+        send_v1(&app, &renewed, body.clone(), None)
+            .await
+            .assert_error(401, "invalid_app_token");
+        app.request(
+            Method::DELETE,
+            &format!("/business/apps/{}", renewed.app_id),
+            Some(&renewed.owner_token),
+            None,
+        )
+        .await
+        .assert_error(404, "app_not_found");
+        renewed.app_token = "sva_nonsense".into();
+        send_v1(&app, &renewed, body, None)
+            .await
+            .assert_error(401, "invalid_app_token");
+    }
+);
+
+e2e!(
+    one_business_cannot_reach_another_businesss_apps,
+    |app| async move {
+        let a = live_business(&app, "+14155550100", ALL_SCOPES).await;
+        let b = live_business(&app, "+14155550300", ALL_SCOPES).await;
+        app.post(
+            &format!("/business/apps/{}/rotate", a.app_id),
+            Some(&b.owner_token),
+            json!({}),
+        )
+        .await
+        .assert_error(404, "app_not_found");
+        app.request(
+            Method::DELETE,
+            &format!("/business/apps/{}", a.app_id),
+            Some(&b.owner_token),
+            None,
+        )
+        .await
+        .assert_error(404, "app_not_found");
+        let list = app.get("/business/apps", Some(&b.owner_token)).await;
+        assert!(!list.body.to_string().contains(&a.app_id));
+        app.post(
+            &format!("/business/apps/{}/rotate", uuid::Uuid::new_v4()),
+            Some(&a.owner_token),
+            json!({}),
+        )
+        .await
+        .assert_error(404, "app_not_found");
+        app.post(
+            "/business/apps/not-a-uuid/rotate",
+            Some(&a.owner_token),
+            json!({}),
+        )
+        .await
+        .assert_error(404, "not_found");
+    }
+);
