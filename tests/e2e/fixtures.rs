@@ -113,7 +113,8 @@ pub async fn send_service(
 
 /// The history record of message `id`, once its status is no longer `accepted`.
 pub async fn settled(app: &TestApp, token: &str, id: &str) -> Value {
-    for _ in 0..500 {
+    // Up to about 30 s: the http provider's retries take real seconds.
+    for _ in 0..1500 {
         let history = app.get("/business/messages?limit=200", Some(token)).await;
         history.assert_ok(200);
         if let Some(record) = history.data()["messages"]

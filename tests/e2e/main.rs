@@ -8,6 +8,7 @@ mod auth_otp;
 mod auth_tokens;
 mod business_account;
 mod consent;
+mod delivery_http;
 mod envelope;
 mod openapi;
 mod sends;

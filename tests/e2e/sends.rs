@@ -750,3 +750,89 @@ e2e!(
         );
     }
 );
+
+e2e!(
+    the_service_limit_and_the_business_limit_hold_across_two_cores,
+    two_per_second(),
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        let other = app.second_stack(|_| {}).await;
+        let service_path = format!("/v1/service/{}/messages", biz.phone.replace('+', "%2B"));
+        send_service(&app, &biz, json!({ "to": FAN, "body": "a" }), None)
+            .await
+            .assert_ok(200);
+        let limited = app
+            .request_at(
+                &other.base,
+                reqwest::Method::POST,
+                &service_path,
+                Some(&biz.app_token),
+                Some(json!({ "to": FAN, "body": "b" })),
+            )
+            .await;
+        limited.assert_error(429, "business_send_rate_limited");
+        assert!(limited.retry_after().unwrap() >= 1);
+
+        // Two sends per second for the business, whichever core takes them.
+        app.clock.advance(Duration::from_secs(60));
+        let v1 = format!("/v1/{}/messages", biz.id);
+        send_v1(&app, &biz, utility(FAN), None).await.assert_ok(200);
+        app.request_at(
+            &other.base,
+            reqwest::Method::POST,
+            &v1,
+            Some(&biz.app_token),
+            Some(utility(FAN)),
+        )
+        .await
+        .assert_ok(200);
+        send_v1(&app, &biz, utility(FAN), None)
+            .await
+            .assert_error(429, "business_send_rate_limited");
+    }
+);
+
+e2e!(
+    team_and_sends_of_one_business_are_out_of_reach_of_another,
+    |app| async move {
+        let a = live_business(&app, BIZ, ALL_SCOPES).await;
+        let b = live_business(&app, "+14155550300", ALL_SCOPES).await;
+        let (member_id, _) = app.user("+14155550101").await;
+        app.post(
+            "/business/team",
+            Some(&a.owner_token),
+            json!({ "phone_number": "+14155550101", "role": "member" }),
+        )
+        .await
+        .assert_ok(201);
+        app.request(
+            reqwest::Method::DELETE,
+            &format!("/business/team/{member_id}"),
+            Some(&b.owner_token),
+            None,
+        )
+        .await
+        .assert_error(400, "team_member_not_found");
+        app.request(
+            reqwest::Method::DELETE,
+            &format!("/business/team/{}", a.id),
+            Some(&b.owner_token),
+            None,
+        )
+        .await
+        .assert_error(400, "team_member_not_found");
+        follower(&app, &a, FAN, false).await;
+        let sent = send_v1(&app, &a, utility(FAN), Some("shared-key")).await;
+        sent.assert_ok(200);
+        let team_b = app.get("/business/team", Some(&b.owner_token)).await;
+        assert!(!team_b.body.to_string().contains(&member_id));
+        let history_b = app.get("/business/messages", Some(&b.owner_token)).await;
+        assert_eq!(history_b.data()["messages"].as_array().unwrap().len(), 0);
+        // Idempotency keys are per business: B's same key is its own.
+        follower(&app, &b, "+14155550201", false).await;
+        let b_sent = send_v1(&app, &b, utility("+14155550201"), Some("shared-key")).await;
+        b_sent.assert_ok(200);
+        assert_ne!(b_sent.data()["id"], sent.data()["id"]);
+    }
+);
