@@ -17,6 +17,7 @@ use crate::clock::{SharedClock, SystemClock};
 use crate::config::{CoreConfig, DeliveryProviderKind, SmsProviderKind};
 use crate::consent::grpc::ConsentGrpc;
 use crate::db::{self, Backend};
+use crate::grants::grpc::GrantGrpc;
 use crate::identity::grpc::IdentityGrpc;
 use crate::messaging;
 use crate::messaging::delivery::{DeliveryProvider, HttpDelivery, InboxDelivery};
@@ -25,6 +26,7 @@ use crate::messaging::grpc::MessagingGrpc;
 use crate::secrets::Keys;
 use crate::sms::{HttpSms, LogSms, SmsSender};
 use crate::state::Core;
+use crate::webhooks::grpc::{JobGrpc, WebhookGrpc, listen_for_other_cores};
 
 /// Replacements for the outside world, for tests and embedding.
 #[derive(Default, Clone)]
@@ -127,6 +129,7 @@ impl CoreApp {
             .build_v1()?;
 
         let janitor = tokio::spawn(janitor(core.clone(), cancel.clone()));
+        let listener = tokio::spawn(listen_for_other_cores(core.clone(), cancel.clone()));
         let dispatcher = (self.dispatch_concurrency > 0).then(|| {
             let dispatcher = Dispatcher::new(
                 core.clone(),
@@ -160,6 +163,18 @@ impl CoreApp {
             .add_service(pb::messaging_service_server::MessagingServiceServer::new(
                 MessagingGrpc { core: core.clone() },
             ))
+            .add_service(pb::webhook_service_server::WebhookServiceServer::new(
+                WebhookGrpc { core: core.clone() },
+            ))
+            .add_service(
+                pb::webhook_job_service_server::WebhookJobServiceServer::new(JobGrpc {
+                    core: core.clone(),
+                    shutdown: cancel.clone(),
+                }),
+            )
+            .add_service(pb::grant_service_server::GrantServiceServer::new(
+                GrantGrpc { core: core.clone() },
+            ))
             .serve_with_incoming_shutdown(
                 TcpListenerStream::new(self.listener),
                 cancel.clone().cancelled_owned(),
@@ -167,6 +182,7 @@ impl CoreApp {
             .await;
         cancel.cancel();
         let _ = janitor.await;
+        let _ = listener.await;
         if let Some(dispatcher) = dispatcher {
             let _ = dispatcher.await;
         }

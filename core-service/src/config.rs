@@ -52,7 +52,32 @@ pub struct CoreConfig {
     pub delivery: DeliveryConfig,
 
     #[command(flatten)]
+    pub webhooks: WebhookConfig,
+
+    #[command(flatten)]
     pub limits: LimitsConfig,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct WebhookConfig {
+    /// Seconds in one unit of the retry schedule (waits of 1, 2, 4, 8 and 16 units).
+    #[arg(long, env = "WEBHOOK_RETRY_UNIT_SECS", default_value_t = 60.0)]
+    pub webhook_retry_unit_secs: f64,
+
+    /// Seconds a receiver has to answer.
+    #[arg(long, env = "WEBHOOK_TIMEOUT_SECS", default_value_t = 10.0)]
+    pub webhook_timeout_secs: f64,
+
+    /// Allow http:// URLs and private, loopback and link-local targets (development and tests
+    /// only).
+    #[arg(
+        long,
+        env = "WEBHOOK_ALLOW_INSECURE",
+        default_value = "false",
+        action = clap::ArgAction::Set,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub webhook_allow_insecure: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -304,3 +304,78 @@ pub mod events {
 
     impl ActiveModelBehavior for ActiveModel {}
 }
+
+pub mod webhooks {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "webhooks")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub business_id: Uuid,
+        pub url: String,
+        pub events: String,
+        pub active: bool,
+        pub secret_ciphertext: String,
+        pub created_at: DateTimeUtc,
+        pub updated_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod webhook_deliveries {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "webhook_deliveries")]
+    pub struct Model {
+        /// Also the `X-Service-Delivery` header and the payload's `delivery_id`.
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub webhook_id: Uuid,
+        pub business_id: Uuid,
+        pub event_id: Uuid,
+        pub event_type: String,
+        pub data: String,
+        pub status: String,
+        pub attempts: i32,
+        pub last_http_status: Option<i32>,
+        pub last_error: Option<String>,
+        pub next_attempt_at_ms: i64,
+        pub lease_until_ms: i64,
+        pub lease_token: Option<String>,
+        pub created_at: DateTimeUtc,
+        pub updated_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod grants {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "grants")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub user_id: Uuid,
+        /// The developer app the grant was issued to.
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub client_id: Uuid,
+        pub created_at: DateTimeUtc,
+        pub revoked_at: Option<DateTimeUtc>,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}

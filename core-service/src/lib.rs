@@ -12,6 +12,8 @@ pub mod db;
 pub mod domain;
 pub mod entities;
 pub mod error;
+pub mod events;
+pub mod grants;
 pub mod grpc_util;
 pub mod identity;
 pub mod limits;
@@ -20,6 +22,7 @@ pub mod secrets;
 pub mod sms;
 pub mod state;
 pub mod telemetry;
+pub mod webhooks;
 
 pub use app::{CoreApp, Overrides};
 pub use config::CoreConfig;

@@ -31,7 +31,36 @@ pub struct Core {
     pub internal_token: Option<String>,
     /// Wakes this core's dispatcher when it accepts a message.
     pub dispatch_wakeup: tokio::sync::Notify,
+    /// Wakes this core's job streams when deliveries are committed.
+    pub webhook_wakeup: tokio::sync::Notify,
+    pub webhooks: WebhookSettings,
 }
+
+/// Webhook delivery settings taken from the configuration.
+#[derive(Debug, Clone)]
+pub struct WebhookSettings {
+    pub retry_unit: Duration,
+    pub timeout: Duration,
+    pub allow_insecure: bool,
+}
+
+impl Core {
+    /// Tells the job streams of this core, and on PostgreSQL of every core, that deliveries
+    /// were committed.
+    pub async fn wake_webhook_workers(&self) {
+        self.webhook_wakeup.notify_waiters();
+        if self.db.get_database_backend() == sea_orm::DbBackend::Postgres {
+            use sea_orm::ConnectionTrait;
+            let notify = format!("SELECT pg_notify('{WEBHOOK_CHANNEL}', '')");
+            if let Err(err) = self.db.execute_unprepared(&notify).await {
+                tracing::debug!(error = %err, "pg_notify failed; workers fall back to polling");
+            }
+        }
+    }
+}
+
+/// The PostgreSQL channel on which cores announce committed deliveries.
+pub const WEBHOOK_CHANNEL: &str = "bm_webhook_jobs";
 
 impl Core {
     pub fn new(
@@ -56,6 +85,14 @@ impl Core {
             limits: config.limits.clone(),
             internal_token: config.internal_token.clone().filter(|t| !t.is_empty()),
             dispatch_wakeup: tokio::sync::Notify::new(),
+            webhook_wakeup: tokio::sync::Notify::new(),
+            webhooks: WebhookSettings {
+                retry_unit: Duration::from_secs_f64(
+                    config.webhooks.webhook_retry_unit_secs.max(0.001),
+                ),
+                timeout: Duration::from_secs_f64(config.webhooks.webhook_timeout_secs.max(0.1)),
+                allow_insecure: config.webhooks.webhook_allow_insecure,
+            },
         }
     }
 }

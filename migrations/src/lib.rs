@@ -8,6 +8,7 @@ pub use sea_orm_migration::prelude::*;
 
 mod m20261122_000001_identity;
 mod m20261122_000002_messaging;
+mod m20261122_000003_webhooks;
 
 pub struct Migrator;
 
@@ -17,6 +18,7 @@ impl MigratorTrait for Migrator {
         vec![
             Box::new(m20261122_000001_identity::Migration),
             Box::new(m20261122_000002_messaging::Migration),
+            Box::new(m20261122_000003_webhooks::Migration),
         ]
     }
 }

@@ -62,6 +62,20 @@ pub fn idempotency_key(headers: &HeaderMap) -> Option<String> {
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
 }
 
+/// The optional `limit` query parameter as an integer (range checks are the core's); anything
+/// that is not an integer is `invalid_limit`.
+pub fn limit_query(query: Option<&str>) -> Result<Option<i64>, ApiError> {
+    url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .find(|(name, _)| name == "limit")
+        .map(|(_, value)| {
+            value
+                .trim()
+                .parse::<i64>()
+                .map_err(|_| ApiError::new(ErrorCode::InvalidLimit, "limit must be 1 to 200"))
+        })
+        .transpose()
+}
+
 /// What the core needs to know about the HTTP caller.
 #[derive(Debug, Clone, Default)]
 pub struct CallContext {

@@ -20,6 +20,8 @@ use utoipa::{Modify, OpenApi};
         (name = "apps", description = "Developer apps (owner only)"),
         (name = "messages", description = "Sends, history and usage"),
         (name = "follow", description = "Following a business and marketing consent"),
+        (name = "webhooks", description = "Webhook endpoints and the deliveries log"),
+        (name = "grants", description = "A user's sign-in grants to developer apps"),
         (name = "ops", description = "Probes"),
     )
 )]

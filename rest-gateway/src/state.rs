@@ -5,9 +5,11 @@ use std::time::Duration;
 use proto::v1::app_service_client::AppServiceClient;
 use proto::v1::business_service_client::BusinessServiceClient;
 use proto::v1::consent_service_client::ConsentServiceClient;
+use proto::v1::grant_service_client::GrantServiceClient;
 use proto::v1::identity_service_client::IdentityServiceClient;
 use proto::v1::messaging_service_client::MessagingServiceClient;
 use proto::v1::team_service_client::TeamServiceClient;
+use proto::v1::webhook_service_client::WebhookServiceClient;
 use tonic::transport::{Channel, Endpoint};
 use tonic_health::pb::health_client::HealthClient;
 
@@ -21,6 +23,8 @@ pub struct AppState {
     pub consent: ConsentServiceClient<Channel>,
     pub apps: AppServiceClient<Channel>,
     pub messaging: MessagingServiceClient<Channel>,
+    pub webhooks: WebhookServiceClient<Channel>,
+    pub grants: GrantServiceClient<Channel>,
     pub health: HealthClient<Channel>,
     pub trust_proxy: bool,
 }
@@ -42,6 +46,8 @@ impl AppState {
             consent: ConsentServiceClient::new(channel.clone()),
             apps: AppServiceClient::new(channel.clone()),
             messaging: MessagingServiceClient::new(channel.clone()),
+            webhooks: WebhookServiceClient::new(channel.clone()),
+            grants: GrantServiceClient::new(channel.clone()),
             health: HealthClient::new(channel),
             trust_proxy: config.trust_proxy,
         })

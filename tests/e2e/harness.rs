@@ -168,6 +168,8 @@ pub type Configure = Arc<dyn Fn(&mut CoreConfig) + Send + Sync>;
 #[derive(Default, Clone)]
 pub struct Options {
     pub internal_token: Option<String>,
+    /// DNS for the webhook worker (default: the system's).
+    pub resolver: Option<Arc<dyn reqwest::dns::Resolve>>,
     /// Use the configured SMS provider instead of the harness's outbox.
     pub real_sms: bool,
     pub configure: Option<Configure>,
@@ -184,6 +186,8 @@ pub struct TestApp {
     core_cancel: CancellationToken,
     core_task: Option<JoinHandle<anyhow::Result<()>>>,
     gateway_cancel: CancellationToken,
+    worker_cancel: Mutex<Vec<CancellationToken>>,
+    resolver: Option<Arc<dyn reqwest::dns::Resolve>>,
     _db: TestDb,
 }
 
@@ -243,6 +247,8 @@ impl TestApp {
         config.jwt_secret = Some(JWT_SECRET.to_string());
         config.master_key = Some(MASTER_KEY.to_string());
         config.internal_token = options.internal_token.clone();
+        // Receivers in tests listen on loopback over http.
+        config.webhooks.webhook_allow_insecure = true;
         config.database.database_max_connections = 5;
         if let Some(configure) = &options.configure {
             configure(&mut config);
@@ -285,8 +291,34 @@ impl TestApp {
             core_cancel,
             core_task: Some(core_task),
             gateway_cancel,
+            worker_cancel: Mutex::new(Vec::new()),
+            resolver: options.resolver.clone(),
             _db: db,
         })
+        .inspect(|app| {
+            app.start_worker();
+        })
+    }
+
+    /// Starts one more webhook worker on this core's job stream; returns its stop switch.
+    pub fn start_worker(&self) -> CancellationToken {
+        let mut config = webhook_worker::WorkerConfig::for_core(self.grpc_url.clone());
+        config.internal_token = self.config.internal_token.clone();
+        let mut worker = webhook_worker::Worker::new(config);
+        if let Some(resolver) = &self.resolver {
+            worker = worker.with_resolver(resolver.clone());
+        }
+        let cancel = CancellationToken::new();
+        tokio::spawn(worker.run_until_stopped(cancel.clone()));
+        self.worker_cancel.lock().unwrap().push(cancel.clone());
+        cancel
+    }
+
+    /// Stops every webhook worker (a crash: in-flight jobs are never reported).
+    pub fn stop_workers(&self) {
+        for cancel in self.worker_cancel.lock().unwrap().drain(..) {
+            cancel.cancel();
+        }
     }
 
     /// Another core and gateway on the same database, clock and SMS outbox (a second instance
@@ -478,6 +510,7 @@ impl TestApp {
 
 impl Drop for TestApp {
     fn drop(&mut self) {
+        self.stop_workers();
         self.gateway_cancel.cancel();
         self.core_cancel.cancel();
     }

@@ -11,6 +11,8 @@ mod consent;
 mod delivery_http;
 mod envelope;
 mod openapi;
+mod receiver;
 mod sends;
 mod sms_http;
 mod team;
+mod webhooks;

@@ -27,6 +27,13 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/{businessAccountId}/messages"),
     ("post", "/v1/service/{phoneNumber}/messages"),
     ("get", "/business/usage"),
+    ("get", "/business/webhooks"),
+    ("post", "/business/webhooks"),
+    ("patch", "/business/webhooks/{id}"),
+    ("delete", "/business/webhooks/{id}"),
+    ("post", "/business/webhooks/{id}/test"),
+    ("get", "/business/webhook-deliveries"),
+    ("delete", "/me/grants/{client_id}"),
     ("get", "/healthz"),
     ("get", "/readyz"),
 ];

@@ -1,14 +1,23 @@
-//! The webhook worker: stateless, it holds no secret and no database connection. It talks to a
-//! core over gRPC; the job stream it pumps (pull signed deliveries, POST them, report each
-//! outcome) is served by the core's webhook service.
+//! The webhook worker: stateless, holding no secret and no database connection. It pulls signed
+//! jobs from a core's `WebhookJobService` stream, POSTs each one (never following redirects,
+//! connecting only to public addresses unless the core allows private targets) and reports the
+//! outcome. The core owns the retry policy and every state, so a worker can be stopped at any
+//! moment: an unreported job's lease lapses and another worker gets it.
 
+pub mod guard;
+
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
+use futures::StreamExt;
+use proto::v1 as pb;
+use proto::v1::webhook_job_service_client::WebhookJobServiceClient;
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
-use tonic::transport::Endpoint;
-use tonic_health::pb::HealthCheckRequest;
-use tonic_health::pb::health_client::HealthClient;
+use tonic::transport::{Channel, Endpoint};
+
+use crate::guard::{GuardedResolver, SystemResolver, check_literal};
 
 #[derive(Debug, Clone, Args)]
 pub struct WorkerConfig {
@@ -19,50 +28,202 @@ pub struct WorkerConfig {
     /// The core's INTERNAL_TOKEN, presented on the job stream.
     #[arg(long, env = "INTERNAL_TOKEN", hide_env_values = true)]
     pub internal_token: Option<String>,
+
+    /// Deliveries this worker POSTs at once.
+    #[arg(long, env = "WORKER_CONCURRENCY", default_value_t = 16)]
+    pub concurrency: usize,
 }
 
-/// Waits until the core answers its health check, retrying with a capped backoff; returns
-/// early (false) when cancelled.
-pub async fn wait_for_core(
-    config: &WorkerConfig,
-    cancel: &CancellationToken,
-) -> anyhow::Result<bool> {
-    let endpoint =
-        Endpoint::from_shared(config.core_url.clone())?.connect_timeout(Duration::from_secs(3));
-    let mut wait = Duration::from_millis(200);
-    loop {
-        let attempt = async {
-            let channel = endpoint.connect().await?;
-            HealthClient::new(channel)
-                .check(HealthCheckRequest {
-                    service: String::new(),
-                })
-                .await?;
-            anyhow::Ok(())
-        };
-        match attempt.await {
-            Ok(()) => return Ok(true),
-            Err(err) => {
-                tracing::warn!(error = %err, core = %config.core_url, "core not reachable yet")
-            }
+impl WorkerConfig {
+    pub fn for_core(core_url: impl Into<String>) -> Self {
+        WorkerConfig {
+            core_url: core_url.into(),
+            internal_token: None,
+            concurrency: 16,
         }
-        tokio::select! {
-            () = cancel.cancelled() => return Ok(false),
-            () = tokio::time::sleep(wait) => {}
-        }
-        wait = (wait * 2).min(Duration::from_secs(5));
     }
 }
 
-/// Runs the worker until `cancel` fires.
+/// A worker: its configuration and how it resolves receiver host names.
+pub struct Worker {
+    config: WorkerConfig,
+    resolver: Arc<dyn reqwest::dns::Resolve>,
+    id: String,
+}
+
+impl Worker {
+    pub fn new(config: WorkerConfig) -> Self {
+        Worker {
+            config,
+            resolver: Arc::new(SystemResolver),
+            id: format!("worker-{}", uuid::Uuid::new_v4()),
+        }
+    }
+
+    /// Replaces DNS (tests use a stub so that no traffic ever goes to private ranges).
+    pub fn with_resolver(mut self, resolver: Arc<dyn reqwest::dns::Resolve>) -> Self {
+        self.resolver = resolver;
+        self
+    }
+
+    fn client(&self, allow_private: bool) -> reqwest::Client {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .dns_resolver(Arc::new(GuardedResolver::new(
+                self.resolver.clone(),
+                allow_private,
+            )))
+            .no_proxy()
+            .build()
+            .expect("a reqwest client")
+    }
+
+    fn request<T>(&self, message: T) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        if let Some(value) = self
+            .config
+            .internal_token
+            .as_deref()
+            .filter(|t| !t.is_empty())
+            .and_then(|t| format!("Bearer {t}").parse().ok())
+        {
+            request.metadata_mut().insert("authorization", value);
+        }
+        request
+    }
+
+    /// Pulls and delivers jobs until `cancel` fires, reconnecting with a capped backoff when
+    /// the core goes away.
+    pub async fn run_until_stopped(self, cancel: CancellationToken) -> anyhow::Result<()> {
+        let this = Arc::new(self);
+        let strict = this.client(false);
+        let permissive = this.client(true);
+        let mut wait = Duration::from_millis(200);
+        loop {
+            let session = this
+                .clone()
+                .session(strict.clone(), permissive.clone(), cancel.clone());
+            match session.await {
+                Ok(()) if cancel.is_cancelled() => return Ok(()),
+                Ok(()) => wait = Duration::from_millis(200),
+                Err(err) => {
+                    tracing::warn!(error = %err, core = %this.config.core_url, "job stream unavailable")
+                }
+            }
+            tokio::select! {
+                () = cancel.cancelled() => return Ok(()),
+                () = tokio::time::sleep(wait) => {}
+            }
+            wait = (wait * 2).min(Duration::from_secs(5));
+        }
+    }
+
+    async fn session(
+        self: Arc<Self>,
+        strict: reqwest::Client,
+        permissive: reqwest::Client,
+        cancel: CancellationToken,
+    ) -> anyhow::Result<()> {
+        let channel: Channel = Endpoint::from_shared(self.config.core_url.clone())?
+            .connect_timeout(Duration::from_secs(3))
+            .connect()
+            .await?;
+        let mut client = WebhookJobServiceClient::new(channel);
+        let slots = Arc::new(Semaphore::new(self.config.concurrency.max(1)));
+        let request = self.request(pb::JobsRequest {
+            worker_id: self.id.clone(),
+            max_in_flight: self.config.concurrency as u32,
+        });
+        let mut stream = client.jobs(request).await?.into_inner();
+        tracing::info!(worker = %self.id, "pulling webhook jobs");
+        loop {
+            // Pull the next job only when a slot is free.
+            let permit = tokio::select! {
+                () = cancel.cancelled() => return Ok(()),
+                permit = slots.clone().acquire_owned() => permit?,
+            };
+            let job = tokio::select! {
+                () = cancel.cancelled() => return Ok(()),
+                next = stream.next() => match next {
+                    Some(job) => job?,
+                    None => return Ok(()),
+                },
+            };
+            let http = if job.allow_private_targets {
+                permissive.clone()
+            } else {
+                strict.clone()
+            };
+            let worker = self.clone();
+            let mut reporter = client.clone();
+            let cancel = cancel.clone();
+            tokio::spawn(async move {
+                let _permit = permit;
+                let report = tokio::select! {
+                    () = cancel.cancelled() => return,
+                    report = deliver(&http, &job) => report,
+                };
+                if let Err(err) = reporter.report(worker.request(report)).await {
+                    tracing::warn!(error = %err, delivery = %job.delivery_id, "could not report; the lease will lapse");
+                }
+            });
+        }
+    }
+}
+
+/// POSTs one job and describes what happened.
+pub async fn deliver(http: &reqwest::Client, job: &pb::Job) -> pb::JobReport {
+    let mut report = pb::JobReport {
+        delivery_id: job.delivery_id.clone(),
+        lease_token: job.lease_token.clone(),
+        http_status: None,
+        error: None,
+    };
+    if !job.allow_private_targets
+        && let Err(err) = check_literal(&job.url)
+    {
+        report.error = Some(err);
+        return report;
+    }
+    let mut request = http
+        .post(&job.url)
+        .timeout(Duration::from_millis(u64::from(job.timeout_ms.max(1))))
+        .body(job.body.clone());
+    for header in &job.headers {
+        request = request.header(&header.name, &header.value);
+    }
+    match request.send().await {
+        Ok(response) => report.http_status = Some(u32::from(response.status().as_u16())),
+        Err(err) if err.is_timeout() => report.error = Some("timeout".to_string()),
+        Err(err) => report.error = Some(describe(&err)),
+    }
+    report
+}
+
+fn describe(err: &reqwest::Error) -> String {
+    let mut text = String::from(if err.is_connect() {
+        "connection failed"
+    } else {
+        "request failed"
+    });
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if cause_text.contains(guard::BLOCKED) {
+            return cause_text;
+        }
+        source = cause.source();
+        if source.is_none() {
+            text = format!("{text}: {cause_text}");
+        }
+    }
+    text
+}
+
+/// Runs a worker until `cancel` fires.
 pub async fn run_until_stopped(
     config: WorkerConfig,
     cancel: CancellationToken,
 ) -> anyhow::Result<()> {
-    if !wait_for_core(&config, &cancel).await? {
-        return Ok(());
-    }
-    tracing::info!(core = %config.core_url, "worker connected to the core");
-    cancel.cancelled().await;
-    Ok(())
+    Worker::new(config).run_until_stopped(cancel).await
 }

@@ -35,6 +35,20 @@ pub enum AdminCommand {
         #[arg(long)]
         status: String,
     },
+    /// Records that a user granted a developer app sign-in.
+    CreateGrant {
+        #[arg(long)]
+        user: String,
+        #[arg(long)]
+        client: String,
+    },
+    /// Revokes a grant; the app's business receives grant.revoked.
+    RevokeGrant {
+        #[arg(long)]
+        user: String,
+        #[arg(long)]
+        client: String,
+    },
     /// Sets a business's mode (sandbox or live) and/or status (active or suspended).
     SetBusiness {
         #[arg(long)]
@@ -55,6 +69,15 @@ fn user_json(user: pb::User) -> serde_json::Value {
     })
 }
 
+fn grant_json(grant: pb::Grant) -> serde_json::Value {
+    json!({
+        "user_id": grant.user_id,
+        "client_id": grant.client_id,
+        "created_at": grant.created_at,
+        "revoked_at": grant.revoked_at,
+    })
+}
+
 fn with_token<T>(token: Option<&str>, body: T) -> Request<T> {
     let mut request = Request::new(body);
     if let Some(value) = token.and_then(|t| format!("Bearer {t}").parse().ok()) {
@@ -65,7 +88,7 @@ fn with_token<T>(token: Option<&str>, body: T) -> Request<T> {
 
 /// Runs one command and returns the JSON to print.
 pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
-    let mut client = AdminServiceClient::connect(args.core_url.clone())
+    let mut client_rpc = AdminServiceClient::connect(args.core_url.clone())
         .await
         .map_err(|e| anyhow::anyhow!("cannot reach the core at {}: {e}", args.core_url))?;
     let token = args.internal_token.filter(|t| !t.is_empty());
@@ -75,7 +98,7 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
     };
     Ok(match args.command {
         AdminCommand::CreateUser { phone } => {
-            let user = client
+            let user = client_rpc
                 .create_user(with_token(
                     token.as_deref(),
                     pb::CreateUserRequest {
@@ -88,7 +111,7 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
             user_json(user)
         }
         AdminCommand::SetUser { phone, status } => {
-            let user = client
+            let user = client_rpc
                 .set_user_status(with_token(
                     token.as_deref(),
                     pb::SetUserStatusRequest {
@@ -101,11 +124,39 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
                 .into_inner();
             user_json(user)
         }
+        AdminCommand::CreateGrant { user, client } => {
+            let grant = client_rpc
+                .create_grant(with_token(
+                    token.as_deref(),
+                    pb::GrantRequest {
+                        user_id: user,
+                        client_id: client,
+                    },
+                ))
+                .await
+                .map_err(describe)?
+                .into_inner();
+            grant_json(grant)
+        }
+        AdminCommand::RevokeGrant { user, client } => {
+            let grant = client_rpc
+                .revoke_grant(with_token(
+                    token.as_deref(),
+                    pb::GrantRequest {
+                        user_id: user,
+                        client_id: client,
+                    },
+                ))
+                .await
+                .map_err(describe)?
+                .into_inner();
+            grant_json(grant)
+        }
         AdminCommand::SetBusiness { id, mode, status } => {
             if mode.is_none() && status.is_none() {
                 anyhow::bail!("give --mode and/or --status");
             }
-            let b = client
+            let b = client_rpc
                 .set_business(with_token(
                     token.as_deref(),
                     pb::SetBusinessRequest { id, mode, status },

@@ -68,4 +68,27 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         .await?;
         Ok(Response::new(account_pb(view)))
     }
+
+    async fn create_grant(
+        &self,
+        request: Request<pb::GrantRequest>,
+    ) -> Result<Response<pb::Grant>, Status> {
+        self.guard(&request)?;
+        let body = request.get_ref();
+        let grant =
+            crate::grants::service::create(&self.core, &body.user_id, &body.client_id).await?;
+        Ok(Response::new(crate::grants::grpc::grant_pb(grant)))
+    }
+
+    async fn revoke_grant(
+        &self,
+        request: Request<pb::GrantRequest>,
+    ) -> Result<Response<pb::Grant>, Status> {
+        self.guard(&request)?;
+        let body = request.get_ref();
+        let grant =
+            crate::grants::service::revoke_as_operator(&self.core, &body.user_id, &body.client_id)
+                .await?;
+        Ok(Response::new(crate::grants::grpc::grant_pb(grant)))
+    }
 }

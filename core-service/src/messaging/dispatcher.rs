@@ -97,8 +97,11 @@ impl Dispatcher {
             return Ok(());
         }
         let outcome = self.provider.deliver(&self.core, &message).await?;
-        let recorded =
+        let (recorded, queued) =
             store::record_outcome(&self.core.db, &message, &outcome, self.core.clock.now()).await?;
+        if queued > 0 {
+            self.core.wake_webhook_workers().await;
+        }
         tracing::info!(
             message = %id,
             delivered = outcome.delivered,

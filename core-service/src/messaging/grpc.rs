@@ -116,7 +116,12 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
                 failed: usage.failed,
                 by_category: usage.by_category.into_iter().collect(),
             }),
-            webhooks: Some(pb::WebhookUsage::default()),
+            webhooks: Some(pb::WebhookUsage {
+                deliveries: usage.webhooks.deliveries,
+                succeeded: usage.webhooks.succeeded,
+                failed: usage.webhooks.failed,
+                pending: usage.webhooks.pending,
+            }),
         }))
     }
 }

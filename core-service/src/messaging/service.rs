@@ -364,7 +364,7 @@ pub async fn history(
     store::recent(&core.db, console.business.id, limit as u64).await
 }
 
-/// Message totals of the caller's business.
+/// Message and webhook totals of the caller's business.
 #[derive(Debug, Clone, Default)]
 pub struct MessageUsage {
     pub total: i64,
@@ -372,6 +372,7 @@ pub struct MessageUsage {
     pub delivered: i64,
     pub failed: i64,
     pub by_category: BTreeMap<String, i64>,
+    pub webhooks: crate::webhooks::service::DeliveryUsage,
 }
 
 /// Message totals of the caller's business.
@@ -394,5 +395,6 @@ pub async fn usage(core: &Core, authorization: Option<&str>) -> AppResult<Messag
         }
         *usage.by_category.entry(category).or_default() += n;
     }
+    usage.webhooks = crate::webhooks::service::usage(core, console.business.id).await?;
     Ok(usage)
 }

@@ -8,7 +8,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use crate::entities::{events, idempotency_keys, inbox_messages, message_outbox, messages};
+use crate::entities::{idempotency_keys, inbox_messages, message_outbox, messages};
 use crate::error::AppResult;
 
 /// What an Idempotency-Key already holds.
@@ -226,13 +226,14 @@ pub struct Outcome {
 
 /// Records an outcome once: the message moves from `accepted` to `delivered` or `failed` (never
 /// back, never twice), its event (when it emits one) is stored, and its outbox row goes, all in
-/// one transaction. Returns whether this call recorded it.
+/// one transaction with the event's webhook deliveries. Returns whether this call recorded it
+/// and how many deliveries it queued.
 pub async fn record_outcome(
     db: &DatabaseConnection,
     message: &messages::Model,
     outcome: &Outcome,
     now: DateTime<Utc>,
-) -> AppResult<bool> {
+) -> AppResult<(bool, usize)> {
     let txn = db.begin().await?;
     let status = if outcome.delivered {
         "delivered"
@@ -251,6 +252,7 @@ pub async fn record_outcome(
         .exec(&txn)
         .await?;
     let recorded = updated.rows_affected == 1;
+    let mut queued = 0;
     if recorded && message.emits_event {
         let mut data = serde_json::json!({
             "message_send_id": message.id,
@@ -261,26 +263,18 @@ pub async fn record_outcome(
         if let Some(reason) = &outcome.reason {
             data["reason"] = serde_json::Value::String(reason.clone());
         }
-        events::ActiveModel {
-            id: Set(Uuid::now_v7()),
-            business_id: Set(message.business_id),
-            event_type: Set(if outcome.delivered {
-                "message.sent"
-            } else {
-                "message.failed"
-            }
-            .to_string()),
-            data: Set(data.to_string()),
-            created_at: Set(now),
-        }
-        .insert(&txn)
-        .await?;
+        let event_type = if outcome.delivered {
+            "message.sent"
+        } else {
+            "message.failed"
+        };
+        queued = crate::events::record(&txn, message.business_id, event_type, data, now).await?;
     }
     message_outbox::Entity::delete_by_id(message.id)
         .exec(&txn)
         .await?;
     txn.commit().await?;
-    Ok(recorded)
+    Ok((recorded, queued))
 }
 
 /// Stores a message in its recipient's inbox (once, whatever the retries).

@@ -1,5 +1,6 @@
-//! The all-in-one runner: core and gateway in one process (SQLite under `./data/` by default),
-//! talking over real gRPC on loopback. A composition root and nothing more.
+//! The all-in-one runner: core, gateway and a webhook worker in one process (SQLite under
+//! `./data/` by default), talking over real gRPC on loopback. A composition root and nothing
+//! more.
 
 use clap::Parser;
 use core_service::{CoreApp, CoreConfig, Overrides, telemetry};
@@ -39,6 +40,7 @@ async fn main() -> std::process::ExitCode {
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
     let database = core_service::db::redact(&cli.core.database.database_url);
+    let internal_token = cli.core.internal_token.clone();
     let core = CoreApp::build(cli.core, Overrides::default()).await?;
     let grpc = core.local_addr();
     let mut gateway_config = GatewayConfig::for_core(format!("http://{grpc}"));
@@ -47,9 +49,16 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let gateway = GatewayApp::build(gateway_config).await?;
     let http = gateway.local_addr();
 
+    let mut worker_config = webhook_worker::WorkerConfig::for_core(format!("http://{grpc}"));
+    worker_config.internal_token = internal_token;
+
     let cancel = CancellationToken::new();
     let core_task = tokio::spawn(core.run_until_stopped(cancel.clone()));
     let gateway_task = tokio::spawn(gateway.run_until_stopped(cancel.clone()));
+    let worker_task = tokio::spawn(webhook_worker::run_until_stopped(
+        worker_config,
+        cancel.clone(),
+    ));
     tracing::info!(%database, "database");
     tracing::info!("core gRPC listening on {grpc}");
     tracing::info!("gateway listening on http://{http} (OpenAPI at http://{http}/openapi.json)");
@@ -57,8 +66,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 
     telemetry::shutdown_signal().await;
     cancel.cancel();
-    let (core_result, gateway_result) = tokio::join!(core_task, gateway_task);
+    let (core_result, gateway_result, worker_result) =
+        tokio::join!(core_task, gateway_task, worker_task);
     core_result??;
     gateway_result??;
+    worker_result??;
     Ok(())
 }

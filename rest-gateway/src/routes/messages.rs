@@ -231,15 +231,7 @@ pub async fn history(
     ctx: CallContext,
     RawQuery(query): RawQuery,
 ) -> ApiResult {
-    let limit = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
-        .find(|(name, _)| name == "limit")
-        .map(|(_, value)| {
-            value
-                .trim()
-                .parse::<i64>()
-                .map_err(|_| ApiError::new(ErrorCode::InvalidLimit, "limit must be 1 to 200"))
-        })
-        .transpose()?;
+    let limit = crate::extract::limit_query(query.as_deref())?;
     let list = state
         .messaging
         .clone()

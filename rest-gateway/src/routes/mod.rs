@@ -8,6 +8,7 @@ pub mod consent;
 pub mod messages;
 pub mod ops;
 pub mod team;
+pub mod webhooks;
 
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -37,6 +38,11 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(messages::send_app))
         .routes(routes!(messages::send_service))
         .routes(routes!(messages::usage))
+        .routes(routes!(webhooks::list_webhooks, webhooks::create_webhook))
+        .routes(routes!(webhooks::update_webhook, webhooks::delete_webhook))
+        .routes(routes!(webhooks::test_webhook))
+        .routes(routes!(webhooks::deliveries))
+        .routes(routes!(webhooks::revoke_grant))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::readyz))
 }

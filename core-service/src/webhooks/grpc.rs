@@ -1,0 +1,220 @@
+//! `bm.v1.WebhookService` (console) and `bm.v1.WebhookJobService` (workers).
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::Stream;
+use proto::v1 as pb;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+
+use super::jobs;
+use super::service::{self, Endpoint, EndpointPatch};
+use crate::admin::service::authorize_internal;
+use crate::clock::rfc3339;
+use crate::entities::webhook_deliveries;
+use crate::grpc_util::authorization;
+use crate::state::Core;
+
+pub struct WebhookGrpc {
+    pub core: Arc<Core>,
+}
+
+fn webhook_pb(e: Endpoint, secret: Option<String>) -> pb::Webhook {
+    pb::Webhook {
+        id: e.webhook.id.to_string(),
+        url: e.webhook.url,
+        events: e.events,
+        active: e.webhook.active,
+        secret,
+        created_at: rfc3339(e.webhook.created_at),
+        updated_at: rfc3339(e.webhook.updated_at),
+    }
+}
+
+fn delivery_pb(d: webhook_deliveries::Model) -> pb::Delivery {
+    let open = matches!(d.status.as_str(), "pending" | "retrying");
+    pb::Delivery {
+        id: d.id.to_string(),
+        webhook_id: d.webhook_id.to_string(),
+        event_type: d.event_type,
+        event_id: d.event_id.to_string(),
+        status: d.status,
+        attempts: d.attempts,
+        last_http_status: d.last_http_status,
+        last_error: d.last_error,
+        next_attempt_at: open
+            .then(|| chrono::DateTime::from_timestamp_millis(d.next_attempt_at_ms))
+            .flatten()
+            .map(rfc3339),
+        created_at: rfc3339(d.created_at),
+        updated_at: rfc3339(d.updated_at),
+    }
+}
+
+#[tonic::async_trait]
+impl pb::webhook_service_server::WebhookService for WebhookGrpc {
+    async fn list_webhooks(
+        &self,
+        request: Request<pb::ListWebhooksRequest>,
+    ) -> Result<Response<pb::WebhookList>, Status> {
+        let list = service::list(&self.core, authorization(&request)).await?;
+        Ok(Response::new(pb::WebhookList {
+            webhooks: list.into_iter().map(|e| webhook_pb(e, None)).collect(),
+        }))
+    }
+
+    async fn create_webhook(
+        &self,
+        request: Request<pb::CreateWebhookRequest>,
+    ) -> Result<Response<pb::Webhook>, Status> {
+        let body = request.get_ref();
+        let (endpoint, secret) =
+            service::create(&self.core, authorization(&request), &body.url, &body.events).await?;
+        Ok(Response::new(webhook_pb(endpoint, Some(secret))))
+    }
+
+    async fn update_webhook(
+        &self,
+        request: Request<pb::UpdateWebhookRequest>,
+    ) -> Result<Response<pb::Webhook>, Status> {
+        let auth = authorization(&request).map(str::to_string);
+        let body = request.into_inner();
+        let patch = EndpointPatch {
+            url: body.url,
+            events: body.set_events.then_some(body.events),
+            active: body.active,
+        };
+        let endpoint = service::update(&self.core, auth.as_deref(), &body.id, patch).await?;
+        Ok(Response::new(webhook_pb(endpoint, None)))
+    }
+
+    async fn delete_webhook(
+        &self,
+        request: Request<pb::WebhookRequest>,
+    ) -> Result<Response<pb::Empty>, Status> {
+        service::delete(&self.core, authorization(&request), &request.get_ref().id).await?;
+        Ok(Response::new(pb::Empty {}))
+    }
+
+    async fn test_webhook(
+        &self,
+        request: Request<pb::WebhookRequest>,
+    ) -> Result<Response<pb::Empty>, Status> {
+        service::test(&self.core, authorization(&request), &request.get_ref().id).await?;
+        Ok(Response::new(pb::Empty {}))
+    }
+
+    async fn list_deliveries(
+        &self,
+        request: Request<pb::ListDeliveriesRequest>,
+    ) -> Result<Response<pb::DeliveryList>, Status> {
+        let list =
+            service::deliveries(&self.core, authorization(&request), request.get_ref().limit)
+                .await?;
+        Ok(Response::new(pb::DeliveryList {
+            deliveries: list.into_iter().map(delivery_pb).collect(),
+        }))
+    }
+}
+
+pub struct JobGrpc {
+    pub core: Arc<Core>,
+    /// Ends every stream when the core shuts down (a graceful shutdown waits for them).
+    pub shutdown: tokio_util::sync::CancellationToken,
+}
+
+/// How often an idle stream looks for deliveries that became due (retries, other cores).
+const POLL: Duration = Duration::from_millis(250);
+
+type JobStream = Pin<Box<dyn Stream<Item = Result<pb::Job, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl pb::webhook_job_service_server::WebhookJobService for JobGrpc {
+    type JobsStream = JobStream;
+
+    async fn jobs(
+        &self,
+        request: Request<pb::JobsRequest>,
+    ) -> Result<Response<Self::JobsStream>, Status> {
+        authorize_internal(&self.core, authorization(&request), request.remote_addr())?;
+        let worker = request.get_ref().worker_id.clone();
+        let core = self.core.clone();
+        let shutdown = self.shutdown.clone();
+        // One buffered job: the worker pulls the next only when it has room, so leases are
+        // not spent waiting in a queue.
+        let (tx, rx) = mpsc::channel::<Result<pb::Job, Status>>(1);
+        tokio::spawn(async move {
+            tracing::info!(worker = %worker, "worker connected to the job stream");
+            loop {
+                let notified = core.webhook_wakeup.notified();
+                tokio::pin!(notified);
+                notified.as_mut().enable();
+                let Ok(permit) = tx.reserve().await else {
+                    break;
+                };
+                let leased = match jobs::lease(&core, 1).await {
+                    Ok(jobs) => jobs,
+                    Err(err) => {
+                        tracing::warn!(error = %err, "leasing deliveries failed");
+                        Vec::new()
+                    }
+                };
+                match leased.into_iter().next() {
+                    Some(job) => permit.send(Ok(job)),
+                    None => {
+                        drop(permit);
+                        tokio::select! {
+                            () = &mut notified => {}
+                            () = tokio::time::sleep(POLL) => {}
+                            () = tx.closed() => break,
+                            () = shutdown.cancelled() => break,
+                        }
+                    }
+                }
+            }
+            tracing::info!(worker = %worker, "worker left the job stream");
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    async fn report(&self, request: Request<pb::JobReport>) -> Result<Response<pb::Empty>, Status> {
+        authorize_internal(&self.core, authorization(&request), request.remote_addr())?;
+        jobs::report(&self.core, request.get_ref()).await?;
+        Ok(Response::new(pb::Empty {}))
+    }
+}
+
+/// On PostgreSQL, turns other cores' `pg_notify` into this core's wake-ups.
+pub async fn listen_for_other_cores(core: Arc<Core>, cancel: tokio_util::sync::CancellationToken) {
+    if core.db.get_database_backend() != sea_orm::DbBackend::Postgres {
+        return;
+    }
+    let pool = core.db.get_postgres_connection_pool().clone();
+    loop {
+        let listening = async {
+            let mut listener = sqlx::postgres::PgListener::connect_with(&pool).await?;
+            listener.listen(crate::state::WEBHOOK_CHANNEL).await?;
+            loop {
+                listener.recv().await?;
+                core.webhook_wakeup.notify_waiters();
+            }
+            #[allow(unreachable_code)]
+            Ok::<(), sqlx::Error>(())
+        };
+        tokio::select! {
+            () = cancel.cancelled() => return,
+            result = listening => {
+                if let Err(err) = result {
+                    tracing::warn!(error = %err, "LISTEN for webhook jobs failed; retrying");
+                }
+            }
+        }
+        tokio::select! {
+            () = cancel.cancelled() => return,
+            () = tokio::time::sleep(Duration::from_secs(2)) => {}
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! The job side of webhooks: leasing due deliveries, signing each attempt just before it is
+//! handed to a worker, and applying the retry policy to each reported outcome.
+//!
+//! Policy: 2xx succeeds; a timeout, a connection error, 408, 429, 3xx (redirects are never
+//! followed) and 5xx are retried after 1, 2, 4, 8 and 16 units (counted from the previous
+//! attempt's outcome), 6 attempts in all; any other 4xx fails at once.
+
+use std::time::Duration;
+
+use proto::v1 as pb;
+use uuid::Uuid;
+
+use super::{secret, store};
+use crate::clock::rfc3339;
+use crate::entities::webhook_deliveries;
+use crate::error::{AppError, AppResult};
+use crate::state::Core;
+
+/// Attempts per delivery, the first included.
+pub const MAX_ATTEMPTS: i32 = 6;
+/// Margin beyond the receiver timeout before a silent worker's lease lapses.
+const LEASE_MARGIN: Duration = Duration::from_secs(30);
+
+pub const USER_AGENT: &str = "Service-Webhooks/1.0";
+
+/// Leases up to `limit` due deliveries and turns each into a signed job.
+pub async fn lease(core: &Core, limit: u64) -> AppResult<Vec<pb::Job>> {
+    let now = core.clock.now();
+    let lease_until =
+        now.timestamp_millis() + (core.webhooks.timeout + LEASE_MARGIN).as_millis() as i64;
+    let leased = store::lease_due(&core.db, now.timestamp_millis(), lease_until, limit).await?;
+    let mut jobs = Vec::with_capacity(leased.len());
+    for delivery in leased {
+        match sign(core, &delivery).await {
+            Ok(job) => jobs.push(job),
+            Err(err) => {
+                tracing::error!(error = %err, delivery = %delivery.id, "cannot sign a delivery");
+                if let Some(token) = &delivery.lease_token {
+                    let _ = store::release(&core.db, delivery.id, token).await;
+                }
+            }
+        }
+    }
+    Ok(jobs)
+}
+
+/// The payload of one attempt: a new `id` and `t` each time, the constant `delivery_id`.
+pub fn payload(delivery: &webhook_deliveries::Model, attempt_id: Uuid) -> AppResult<Vec<u8>> {
+    let data: serde_json::Value = serde_json::from_str(&delivery.data)
+        .map_err(|_| AppError::internal("stored event data is not JSON"))?;
+    let body = serde_json::json!({
+        "id": attempt_id,
+        "type": delivery.event_type,
+        "created_at": rfc3339(delivery.created_at),
+        "delivery_id": delivery.id,
+        "data": data,
+    });
+    serde_json::to_vec(&body).map_err(|_| AppError::internal("serialising a payload"))
+}
+
+async fn sign(core: &Core, delivery: &webhook_deliveries::Model) -> AppResult<pb::Job> {
+    let webhook = store::by_id(&core.db, delivery.webhook_id)
+        .await?
+        .ok_or_else(|| AppError::internal("delivery without endpoint"))?;
+    let secret = secret::decrypt(&core.keys.webhook_key, &webhook.secret_ciphertext)?;
+    let body = payload(delivery, Uuid::new_v4())?;
+    let t = core.clock.now().timestamp();
+    let header = |name: &str, value: String| pb::Header {
+        name: name.to_string(),
+        value,
+    };
+    Ok(pb::Job {
+        delivery_id: delivery.id.to_string(),
+        lease_token: delivery.lease_token.clone().unwrap_or_default(),
+        url: webhook.url,
+        headers: vec![
+            header("X-Service-Event", delivery.event_type.clone()),
+            header("X-Service-Delivery", delivery.id.to_string()),
+            header(
+                "X-Service-Signature",
+                secret::signature_header(&secret, t, &body),
+            ),
+            header("Content-Type", "application/json".to_string()),
+            header("User-Agent", USER_AGENT.to_string()),
+        ],
+        body,
+        timeout_ms: core.webhooks.timeout.as_millis() as u32,
+        allow_private_targets: core.webhooks.allow_insecure,
+    })
+}
+
+/// How an attempt ended, as far as the policy cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Succeeded,
+    Retry,
+    Permanent,
+}
+
+pub fn classify(http_status: Option<u32>) -> Verdict {
+    match http_status {
+        Some(200..=299) => Verdict::Succeeded,
+        Some(408 | 429) | Some(300..=399) | Some(500..) | None => Verdict::Retry,
+        Some(_) => Verdict::Permanent,
+    }
+}
+
+/// The wait after attempt number `attempt` (1-based) failed: 1, 2, 4, 8, 16 units.
+pub fn backoff(unit: Duration, attempt: i32) -> Duration {
+    unit * 2u32.pow((attempt - 1).clamp(0, 4) as u32)
+}
+
+/// Applies the policy to a worker's report. A report whose lease is no longer current (it
+/// lapsed and another worker took the delivery) changes nothing.
+pub async fn report(core: &Core, report: &pb::JobReport) -> AppResult<()> {
+    let Ok(id) = Uuid::parse_str(&report.delivery_id) else {
+        return Ok(());
+    };
+    let Some(delivery) = store::delivery(&core.db, id).await? else {
+        return Ok(());
+    };
+    if delivery.lease_token.as_deref() != Some(report.lease_token.as_str()) {
+        tracing::info!(delivery = %id, "stale report ignored");
+        return Ok(());
+    }
+    let now = core.clock.now();
+    let attempts = delivery.attempts + 1;
+    let verdict = classify(report.http_status);
+    let last_error = match (verdict, report.http_status, &report.error) {
+        (Verdict::Succeeded, _, _) => None,
+        (_, _, Some(error)) => Some(error.chars().take(500).collect()),
+        (_, Some(status), None) => Some(format!("receiver answered {status}")),
+        (_, None, None) => Some("no answer".to_string()),
+    };
+    let (status, next) = match verdict {
+        Verdict::Succeeded => ("succeeded", 0),
+        Verdict::Permanent => ("failed", 0),
+        Verdict::Retry if attempts >= MAX_ATTEMPTS => ("failed", 0),
+        Verdict::Retry => {
+            let wait = backoff(core.webhooks.retry_unit, attempts);
+            ("retrying", now.timestamp_millis() + wait.as_millis() as i64)
+        }
+    };
+    let result = store::AttemptResult {
+        status,
+        attempts,
+        last_http_status: report.http_status.map(|s| s as i32),
+        last_error,
+        next_attempt_at_ms: next,
+    };
+    let recorded = store::record_attempt(&core.db, id, &report.lease_token, result, now).await?;
+    tracing::info!(delivery = %id, attempts, status, recorded, "webhook attempt");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes_are_classified_as_the_spec_says() {
+        assert_eq!(classify(Some(200)), Verdict::Succeeded);
+        assert_eq!(classify(Some(204)), Verdict::Succeeded);
+        for retry in [
+            None,
+            Some(408),
+            Some(429),
+            Some(500),
+            Some(503),
+            Some(301),
+            Some(302),
+        ] {
+            assert_eq!(classify(retry), Verdict::Retry, "{retry:?}");
+        }
+        for permanent in [Some(400), Some(401), Some(404), Some(410), Some(422)] {
+            assert_eq!(classify(permanent), Verdict::Permanent, "{permanent:?}");
+        }
+    }
+
+    #[test]
+    fn the_waits_are_1_2_4_8_16_units() {
+        let unit = Duration::from_secs(60);
+        let waits: Vec<u64> = (1..=5).map(|a| backoff(unit, a).as_secs() / 60).collect();
+        assert_eq!(waits, vec![1, 2, 4, 8, 16]);
+    }
+}

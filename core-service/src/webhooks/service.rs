@@ -1,0 +1,335 @@
+//! The webhook endpoint rules: who may read and change endpoints, what a valid endpoint is, the
+//! test event, and the deliveries log.
+
+use proto::ErrorCode;
+use sea_orm::{Set, TransactionTrait};
+use uuid::Uuid;
+
+use super::{secret, store};
+use crate::business::service::{Console, console};
+use crate::entities::{webhook_deliveries, webhooks};
+use crate::error::{AppError, AppResult, is_unique_violation};
+use crate::events::SUBSCRIBABLE;
+use crate::state::Core;
+
+/// The fixed text of `webhook.test` events.
+pub const TEST_MESSAGE: &str = "This is a test event from Business Messaging.";
+
+/// An endpoint and its subscribed events.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    pub webhook: webhooks::Model,
+    pub events: Vec<String>,
+}
+
+fn endpoint(webhook: webhooks::Model) -> Endpoint {
+    Endpoint {
+        events: webhook
+            .events
+            .split(',')
+            .filter(|e| !e.is_empty())
+            .map(str::to_string)
+            .collect(),
+        webhook,
+    }
+}
+
+/// A receiver URL: absolute https (http too when insecure targets are allowed), with a host,
+/// at most 2048 characters; with insecure targets off, an IP-literal host must be public.
+pub fn parse_url(input: &str, allow_insecure: bool) -> AppResult<String> {
+    let err = |why: &str| AppError::new(ErrorCode::InvalidWebhookUrl, format!("url: {why}"));
+    let text = input.trim();
+    if text.len() > 2048 {
+        return Err(err("at most 2048 characters"));
+    }
+    let url = url::Url::parse(text).map_err(|_| err("must be an absolute URL"))?;
+    match url.scheme() {
+        "https" => {}
+        "http" if allow_insecure => {}
+        _ => return Err(err("must be https")),
+    }
+    let Some(host) = url.host() else {
+        return Err(err("must have a host"));
+    };
+    if !allow_insecure {
+        let ip = match host {
+            url::Host::Ipv4(ip) => Some(std::net::IpAddr::V4(ip)),
+            url::Host::Ipv6(ip) => Some(std::net::IpAddr::V6(ip)),
+            url::Host::Domain(d)
+                if d.eq_ignore_ascii_case("localhost") || d.ends_with(".localhost") =>
+            {
+                return Err(err("must be a public address"));
+            }
+            url::Host::Domain(_) => None,
+        };
+        if ip.is_some_and(|ip| !proto::net::is_public_ip(ip)) {
+            return Err(err("must be a public address"));
+        }
+    }
+    Ok(url.to_string())
+}
+
+/// Subscribed events: at least one, unique, each a subscribable name.
+pub fn parse_events(input: &[String]) -> AppResult<Vec<String>> {
+    let err = |why: &str| AppError::new(ErrorCode::InvalidWebhookEvents, format!("events: {why}"));
+    if input.is_empty() {
+        return Err(err("at least one is required"));
+    }
+    let mut events: Vec<String> = Vec::with_capacity(input.len());
+    for event in input {
+        if !SUBSCRIBABLE.contains(&event.as_str()) {
+            return Err(err("must be message.sent, message.failed or grant.revoked"));
+        }
+        if events.contains(event) {
+            return Err(err("must be unique"));
+        }
+        events.push(event.clone());
+    }
+    Ok(events)
+}
+
+async fn reader(core: &Core, authorization: Option<&str>) -> AppResult<Console> {
+    let console = console(core, authorization).await?;
+    console.require_active_business()?;
+    Ok(console)
+}
+
+async fn manager(core: &Core, authorization: Option<&str>) -> AppResult<Console> {
+    let console = reader(core, authorization).await?;
+    console.require_manager()?;
+    Ok(console)
+}
+
+fn not_found() -> AppError {
+    AppError::new(ErrorCode::WebhookNotFound, "no such webhook")
+}
+
+fn conflict() -> AppError {
+    AppError::new(
+        ErrorCode::WebhookUrlConflict,
+        "this business already has a webhook with this URL",
+    )
+}
+
+fn webhook_id(id: &str) -> AppResult<Uuid> {
+    Uuid::parse_str(id.trim()).map_err(|_| not_found())
+}
+
+/// The business's endpoints (never with secrets).
+///
+/// Errors: `unauthorized`, `account_suspended`, `not_a_business_account`, `business_suspended`.
+pub async fn list(core: &Core, authorization: Option<&str>) -> AppResult<Vec<Endpoint>> {
+    let console = reader(core, authorization).await?;
+    Ok(store::list(&core.db, console.business.id)
+        .await?
+        .into_iter()
+        .map(endpoint)
+        .collect())
+}
+
+/// Registers an endpoint; the secret is returned here and never again.
+///
+/// Errors: as [`list`], `insufficient_role`, `invalid_webhook_url`, `invalid_webhook_events`,
+/// `webhook_url_conflict`.
+pub async fn create(
+    core: &Core,
+    authorization: Option<&str>,
+    url: &str,
+    events: &[String],
+) -> AppResult<(Endpoint, String)> {
+    let console = manager(core, authorization).await?;
+    let url = parse_url(url, core.webhooks.allow_insecure)?;
+    let events = parse_events(events)?;
+    if store::url_taken(&core.db, console.business.id, &url, None).await? {
+        return Err(conflict());
+    }
+    let plain = secret::generate();
+    let now = core.clock.now();
+    let row = webhooks::ActiveModel {
+        id: Set(Uuid::now_v7()),
+        business_id: Set(console.business.id),
+        url: Set(url),
+        events: Set(events.join(",")),
+        active: Set(true),
+        secret_ciphertext: Set(secret::encrypt(&core.keys.webhook_key, &plain)?),
+        created_at: Set(now),
+        updated_at: Set(now),
+    };
+    match store::insert(&core.db, row).await {
+        Ok(webhook) => Ok((endpoint(webhook), plain)),
+        Err(err) if is_unique_violation(&err) => Err(conflict()),
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// A change to an endpoint; `None` leaves a field unchanged.
+#[derive(Debug, Clone, Default)]
+pub struct EndpointPatch {
+    pub url: Option<String>,
+    pub events: Option<Vec<String>>,
+    pub active: Option<bool>,
+}
+
+/// Changes an endpoint. Pausing (`active: false`) stops its deliveries; reactivating resumes
+/// the retries that were pending.
+///
+/// Errors: as [`create`], `webhook_not_found`.
+pub async fn update(
+    core: &Core,
+    authorization: Option<&str>,
+    id: &str,
+    patch: EndpointPatch,
+) -> AppResult<Endpoint> {
+    let console = manager(core, authorization).await?;
+    let id = webhook_id(id)?;
+    let url = patch
+        .url
+        .as_deref()
+        .map(|u| parse_url(u, core.webhooks.allow_insecure))
+        .transpose()?;
+    let events = patch.events.as_deref().map(parse_events).transpose()?;
+    let webhook = store::find(&core.db, console.business.id, id)
+        .await?
+        .ok_or_else(not_found)?;
+    if let Some(url) = &url
+        && store::url_taken(&core.db, console.business.id, url, Some(id)).await?
+    {
+        return Err(conflict());
+    }
+    let reactivated = patch.active == Some(true) && !webhook.active;
+    let mut row: webhooks::ActiveModel = webhook.into();
+    if let Some(url) = url {
+        row.url = Set(url);
+    }
+    if let Some(events) = events {
+        row.events = Set(events.join(","));
+    }
+    if let Some(active) = patch.active {
+        row.active = Set(active);
+    }
+    row.updated_at = Set(core.clock.now());
+    let saved = match store::update(&core.db, row).await {
+        Ok(saved) => saved,
+        Err(err) if is_unique_violation(&err) => return Err(conflict()),
+        Err(err) => return Err(err.into()),
+    };
+    if reactivated {
+        core.wake_webhook_workers().await;
+    }
+    Ok(endpoint(saved))
+}
+
+/// Deletes an endpoint. Errors: as [`list`], `insufficient_role`, `webhook_not_found`.
+pub async fn delete(core: &Core, authorization: Option<&str>, id: &str) -> AppResult<()> {
+    let console = manager(core, authorization).await?;
+    let id = webhook_id(id)?;
+    let txn = core.db.begin().await?;
+    let deleted = store::delete(&txn, console.business.id, id, core.clock.now()).await?;
+    txn.commit().await?;
+    if deleted { Ok(()) } else { Err(not_found()) }
+}
+
+/// Queues a signed `webhook.test` for this endpoint only, whatever its event list.
+///
+/// Errors: as [`delete`], `webhook_paused`.
+pub async fn test(core: &Core, authorization: Option<&str>, id: &str) -> AppResult<()> {
+    let console = manager(core, authorization).await?;
+    let webhook = store::find(&core.db, console.business.id, webhook_id(id)?)
+        .await?
+        .ok_or_else(not_found)?;
+    if !webhook.active {
+        return Err(AppError::new(
+            ErrorCode::WebhookPaused,
+            "this webhook is paused; reactivate it to test it",
+        ));
+    }
+    let txn = core.db.begin().await?;
+    let data = serde_json::json!({ "message": TEST_MESSAGE });
+    crate::events::record_for(&txn, &webhook, "webhook.test", data, core.clock.now()).await?;
+    txn.commit().await?;
+    core.wake_webhook_workers().await;
+    Ok(())
+}
+
+/// The newest deliveries of the business (`limit` 1 to 200, default 50).
+///
+/// Errors: as [`list`], `invalid_limit`.
+pub async fn deliveries(
+    core: &Core,
+    authorization: Option<&str>,
+    limit: Option<i64>,
+) -> AppResult<Vec<webhook_deliveries::Model>> {
+    let console = reader(core, authorization).await?;
+    let limit = limit.unwrap_or(50);
+    if !(1..=200).contains(&limit) {
+        return Err(AppError::new(
+            ErrorCode::InvalidLimit,
+            "limit must be 1 to 200",
+        ));
+    }
+    store::deliveries(&core.db, console.business.id, limit as u64).await
+}
+
+/// Webhook delivery totals of a business.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DeliveryUsage {
+    pub deliveries: i64,
+    pub succeeded: i64,
+    pub failed: i64,
+    pub pending: i64,
+}
+
+pub async fn usage(core: &Core, business_id: Uuid) -> AppResult<DeliveryUsage> {
+    let mut usage = DeliveryUsage::default();
+    for (status, n) in store::delivery_counts(&core.db, business_id).await? {
+        usage.deliveries += n;
+        match status.as_str() {
+            "succeeded" => usage.succeeded += n,
+            "failed" => usage.failed += n,
+            _ => usage.pending += n,
+        }
+    }
+    Ok(usage)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_must_be_https_and_public_unless_insecure_targets_are_allowed() {
+        assert!(parse_url("https://hooks.example.com/x", false).is_ok());
+        for bad in [
+            "http://hooks.example.com",
+            "https://127.0.0.1/x",
+            "https://[::1]/x",
+            "https://10.0.0.1",
+            "https://169.254.169.254/latest",
+            "https://localhost/x",
+            "ftp://x.example",
+            "not a url",
+            "https://",
+        ] {
+            let err = parse_url(bad, false).unwrap_err();
+            assert_eq!(err.code, ErrorCode::InvalidWebhookUrl, "{bad}");
+        }
+        assert!(parse_url("http://127.0.0.1:9000/hook", true).is_ok());
+    }
+
+    #[test]
+    fn events_are_known_unique_and_at_least_one() {
+        let ok = parse_events(&["message.sent".into(), "grant.revoked".into()]).unwrap();
+        assert_eq!(ok.join(","), "message.sent,grant.revoked");
+        for bad in [
+            vec![],
+            vec!["message.sent".to_string(), "message.sent".to_string()],
+            vec!["webhook.test".to_string()],
+            vec!["nope".to_string()],
+        ] {
+            assert_eq!(
+                parse_events(&bad).unwrap_err().code,
+                ErrorCode::InvalidWebhookEvents
+            );
+        }
+    }
+}

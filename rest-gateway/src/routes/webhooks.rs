@@ -1,0 +1,281 @@
+//! `/business/webhooks`, `/business/webhook-deliveries` and `/me/grants/{client_id}`.
+
+use axum::extract::{Path, RawQuery, State};
+use axum::http::StatusCode;
+use proto::ErrorCode;
+use proto::v1 as pb;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::envelope::{ApiError, ApiResult, EmptyEnvelope, Envelope, Null, ok};
+use crate::extract::{CallContext, JsonBody, uuid_path};
+use crate::state::AppState;
+
+/// A webhook endpoint. `secret` is present only in the creation answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Webhook {
+    #[schema(format = Uuid)]
+    pub id: String,
+    #[schema(format = "uri")]
+    pub url: String,
+    /// Any of `message.sent`, `message.failed`, `grant.revoked`.
+    pub events: Vec<String>,
+    pub active: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    #[schema(format = DateTime)]
+    pub updated_at: String,
+}
+
+impl From<pb::Webhook> for Webhook {
+    fn from(w: pb::Webhook) -> Self {
+        Webhook {
+            id: w.id,
+            url: w.url,
+            events: w.events,
+            active: w.active,
+            secret: w.secret,
+            created_at: w.created_at,
+            updated_at: w.updated_at,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct CreateWebhookBody {
+    #[schema(format = "uri")]
+    pub url: String,
+    #[schema(min_items = 1)]
+    pub events: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct UpdateWebhookBody {
+    #[serde(default)]
+    #[schema(format = "uri")]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub events: Option<Vec<String>>,
+    /// false pauses the endpoint; true resumes it.
+    #[serde(default)]
+    pub active: Option<bool>,
+}
+
+/// The business's webhook endpoints (no secrets).
+#[utoipa::path(get, path = "/business/webhooks", tag = "webhooks",
+    security(("bearer" = [])),
+    responses((status = 200, description = "The endpoints", body = Envelope<Vec<Webhook>>)))]
+pub async fn list_webhooks(State(state): State<AppState>, ctx: CallContext) -> ApiResult {
+    let list = state
+        .webhooks
+        .clone()
+        .list_webhooks(ctx.request(pb::ListWebhooksRequest {}))
+        .await?;
+    let webhooks: Vec<Webhook> = list
+        .into_inner()
+        .webhooks
+        .into_iter()
+        .map(Into::into)
+        .collect();
+    Ok(ok(StatusCode::OK, webhooks))
+}
+
+/// Register an endpoint; its secret is in this answer only.
+#[utoipa::path(post, path = "/business/webhooks", tag = "webhooks",
+    security(("bearer" = [])),
+    request_body = CreateWebhookBody,
+    responses(
+        (status = 201, description = "The endpoint with its secret", body = Envelope<Webhook>),
+        (status = 409, description = "`webhook_url_conflict`", body = EmptyEnvelope),
+    ))]
+pub async fn create_webhook(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    JsonBody(body): JsonBody<CreateWebhookBody>,
+) -> ApiResult {
+    let message = pb::CreateWebhookRequest {
+        url: body.url,
+        events: body.events,
+    };
+    let created = state
+        .webhooks
+        .clone()
+        .create_webhook(ctx.request(message))
+        .await?;
+    Ok(ok(StatusCode::CREATED, Webhook::from(created.into_inner())))
+}
+
+/// Change an endpoint's URL, events or active flag.
+#[utoipa::path(patch, path = "/business/webhooks/{id}", tag = "webhooks",
+    security(("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
+    request_body = UpdateWebhookBody,
+    responses(
+        (status = 200, description = "The endpoint", body = Envelope<Webhook>),
+        (status = 404, description = "`webhook_not_found`", body = EmptyEnvelope),
+        (status = 409, description = "`webhook_url_conflict`", body = EmptyEnvelope),
+    ))]
+pub async fn update_webhook(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<UpdateWebhookBody>,
+) -> ApiResult {
+    let message = pb::UpdateWebhookRequest {
+        id: uuid_path(&id)?,
+        url: body.url,
+        set_events: body.events.is_some(),
+        events: body.events.unwrap_or_default(),
+        active: body.active,
+    };
+    let updated = state
+        .webhooks
+        .clone()
+        .update_webhook(ctx.request(message))
+        .await?;
+    Ok(ok(StatusCode::OK, Webhook::from(updated.into_inner())))
+}
+
+/// Delete an endpoint.
+#[utoipa::path(delete, path = "/business/webhooks/{id}", tag = "webhooks",
+    security(("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
+    responses(
+        (status = 200, description = "Deleted", body = EmptyEnvelope),
+        (status = 404, description = "`webhook_not_found`", body = EmptyEnvelope),
+    ))]
+pub async fn delete_webhook(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    Path(id): Path<String>,
+) -> ApiResult {
+    let message = pb::WebhookRequest {
+        id: uuid_path(&id)?,
+    };
+    state
+        .webhooks
+        .clone()
+        .delete_webhook(ctx.request(message))
+        .await?;
+    Ok(ok(StatusCode::OK, Null))
+}
+
+/// Queue a signed `webhook.test` delivery to this (active) endpoint.
+#[utoipa::path(post, path = "/business/webhooks/{id}/test", tag = "webhooks",
+    security(("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
+    responses(
+        (status = 200, description = "Queued", body = EmptyEnvelope),
+        (status = 404, description = "`webhook_not_found`", body = EmptyEnvelope),
+        (status = 409, description = "`webhook_paused`", body = EmptyEnvelope),
+    ))]
+pub async fn test_webhook(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    Path(id): Path<String>,
+) -> ApiResult {
+    let message = pb::WebhookRequest {
+        id: uuid_path(&id)?,
+    };
+    state
+        .webhooks
+        .clone()
+        .test_webhook(ctx.request(message))
+        .await?;
+    Ok(ok(StatusCode::OK, Null))
+}
+
+/// One delivery: an event to one endpoint, over its attempts.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Delivery {
+    /// The `X-Service-Delivery` header.
+    #[schema(format = Uuid)]
+    pub id: String,
+    #[schema(format = Uuid)]
+    pub webhook_id: String,
+    pub event_type: String,
+    #[schema(format = Uuid)]
+    pub event_id: String,
+    /// `pending`, `retrying`, `succeeded` or `failed`.
+    pub status: String,
+    pub attempts: i32,
+    pub last_http_status: Option<i32>,
+    pub last_error: Option<String>,
+    #[schema(format = DateTime)]
+    pub next_attempt_at: Option<String>,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    #[schema(format = DateTime)]
+    pub updated_at: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DeliveryLog {
+    pub deliveries: Vec<Delivery>,
+}
+
+/// Recent deliveries, newest first, with their attempts and retry status.
+#[utoipa::path(get, path = "/business/webhook-deliveries", tag = "webhooks",
+    security(("bearer" = [])),
+    params(("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "Default 50")),
+    responses(
+        (status = 200, description = "The deliveries", body = Envelope<DeliveryLog>),
+        (status = 400, description = "`invalid_limit`", body = EmptyEnvelope),
+    ))]
+pub async fn deliveries(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    RawQuery(query): RawQuery,
+) -> ApiResult {
+    let limit = crate::extract::limit_query(query.as_deref())?;
+    let list = state
+        .webhooks
+        .clone()
+        .list_deliveries(ctx.request(pb::ListDeliveriesRequest { limit }))
+        .await?;
+    let deliveries = list
+        .into_inner()
+        .deliveries
+        .into_iter()
+        .map(|d| Delivery {
+            id: d.id,
+            webhook_id: d.webhook_id,
+            event_type: d.event_type,
+            event_id: d.event_id,
+            status: d.status,
+            attempts: d.attempts,
+            last_http_status: d.last_http_status,
+            last_error: d.last_error,
+            next_attempt_at: d.next_attempt_at,
+            created_at: d.created_at,
+            updated_at: d.updated_at,
+        })
+        .collect();
+    Ok(ok(StatusCode::OK, DeliveryLog { deliveries }))
+}
+
+/// Revoke the caller's sign-in grant to a developer app; its business receives
+/// `grant.revoked`.
+#[utoipa::path(delete, path = "/me/grants/{client_id}", tag = "grants",
+    security(("bearer" = [])),
+    params(("client_id" = String, Path, format = Uuid)),
+    responses(
+        (status = 200, description = "Revoked", body = EmptyEnvelope),
+        (status = 404, description = "`grant_not_found`", body = EmptyEnvelope),
+    ))]
+pub async fn revoke_grant(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    Path(client_id): Path<String>,
+) -> ApiResult {
+    let client_id = uuid_path(&client_id)
+        .map_err(|_| ApiError::new(ErrorCode::GrantNotFound, "no such grant"))?;
+    state
+        .grants
+        .clone()
+        .revoke_my_grant(ctx.request(pb::RevokeMyGrantRequest { client_id }))
+        .await?;
+    Ok(ok(StatusCode::OK, Null))
+}
