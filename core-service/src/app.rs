@@ -23,6 +23,7 @@ use crate::messaging;
 use crate::messaging::delivery::{DeliveryProvider, HttpDelivery, InboxDelivery};
 use crate::messaging::dispatcher::Dispatcher;
 use crate::messaging::grpc::MessagingGrpc;
+use crate::qr::grpc::QrGrpc;
 use crate::secrets::Keys;
 use crate::sms::{HttpSms, LogSms, SmsSender};
 use crate::state::Core;
@@ -175,6 +176,9 @@ impl CoreApp {
             .add_service(pb::grant_service_server::GrantServiceServer::new(
                 GrantGrpc { core: core.clone() },
             ))
+            .add_service(pb::qr_service_server::QrServiceServer::new(QrGrpc {
+                core: core.clone(),
+            }))
             .serve_with_incoming_shutdown(
                 TcpListenerStream::new(self.listener),
                 cancel.clone().cancelled_owned(),
@@ -199,6 +203,9 @@ async fn janitor(core: Arc<Core>, cancel: CancellationToken) {
         }
         if let Err(err) = core.limiter.purge_expired().await {
             tracing::warn!(error = %err, "purging expired limits failed");
+        }
+        if let Err(err) = crate::qr::service::purge_expired(&core).await {
+            tracing::warn!(error = %err, "purging expired QR sessions failed");
         }
         if let Err(err) = messaging::store::purge_expired_keys(&core.db, core.clock.now_ms()).await
         {

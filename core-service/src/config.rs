@@ -156,6 +156,26 @@ pub struct LimitsConfig {
     #[arg(long, env = "OTP_DAILY_FAILURES_PER_PHONE", default_value_t = 20)]
     pub otp_daily_failures_per_phone: u32,
 
+    /// QR sessions created per client IP per hour.
+    #[arg(long, env = "QR_SESSIONS_PER_IP_PER_HOUR", default_value_t = 60)]
+    pub qr_sessions_per_ip_per_hour: u32,
+
+    /// QR previews, status polls and approvals per client IP per hour.
+    #[arg(long, env = "QR_READS_PER_IP_PER_HOUR", default_value_t = 7200)]
+    pub qr_reads_per_ip_per_hour: u32,
+
+    /// QR previews and status polls per session (over its two-minute life).
+    #[arg(long, env = "QR_READS_PER_SESSION", default_value_t = 300)]
+    pub qr_reads_per_session: u32,
+
+    /// QR exchanges per client IP per hour.
+    #[arg(long, env = "QR_EXCHANGES_PER_IP_PER_HOUR", default_value_t = 60)]
+    pub qr_exchanges_per_ip_per_hour: u32,
+
+    /// QR exchanges (and wrong secrets) per session.
+    #[arg(long, env = "QR_EXCHANGES_PER_SESSION", default_value_t = 10)]
+    pub qr_exchanges_per_session: u32,
+
     /// Sends per business per second (all paths together), with bursts of as many.
     #[arg(long, env = "BUSINESS_SENDS_PER_SECOND", default_value_t = 2000)]
     pub business_sends_per_second: u32,

@@ -379,3 +379,28 @@ pub mod grants {
 
     impl ActiveModelBehavior for ActiveModel {}
 }
+
+pub mod qr_sessions {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "qr_sessions")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub secret_hash: String,
+        pub client_name: String,
+        pub origin_hint: String,
+        pub status: String,
+        pub approved_by: Option<Uuid>,
+        pub expires_at_ms: i64,
+        pub created_at: DateTimeUtc,
+        pub approved_at: Option<DateTimeUtc>,
+        pub exchanged_at: Option<DateTimeUtc>,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}

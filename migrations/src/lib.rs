@@ -9,6 +9,7 @@ pub use sea_orm_migration::prelude::*;
 mod m20261122_000001_identity;
 mod m20261122_000002_messaging;
 mod m20261122_000003_webhooks;
+mod m20261122_000004_qr;
 
 pub struct Migrator;
 
@@ -19,6 +20,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000001_identity::Migration),
             Box::new(m20261122_000002_messaging::Migration),
             Box::new(m20261122_000003_webhooks::Migration),
+            Box::new(m20261122_000004_qr::Migration),
         ]
     }
 }

@@ -8,6 +8,7 @@ use proto::v1::consent_service_client::ConsentServiceClient;
 use proto::v1::grant_service_client::GrantServiceClient;
 use proto::v1::identity_service_client::IdentityServiceClient;
 use proto::v1::messaging_service_client::MessagingServiceClient;
+use proto::v1::qr_service_client::QrServiceClient;
 use proto::v1::team_service_client::TeamServiceClient;
 use proto::v1::webhook_service_client::WebhookServiceClient;
 use tonic::transport::{Channel, Endpoint};
@@ -25,6 +26,7 @@ pub struct AppState {
     pub messaging: MessagingServiceClient<Channel>,
     pub webhooks: WebhookServiceClient<Channel>,
     pub grants: GrantServiceClient<Channel>,
+    pub qr: QrServiceClient<Channel>,
     pub health: HealthClient<Channel>,
     pub trust_proxy: bool,
 }
@@ -48,6 +50,7 @@ impl AppState {
             messaging: MessagingServiceClient::new(channel.clone()),
             webhooks: WebhookServiceClient::new(channel.clone()),
             grants: GrantServiceClient::new(channel.clone()),
+            qr: QrServiceClient::new(channel.clone()),
             health: HealthClient::new(channel),
             trust_proxy: config.trust_proxy,
         })

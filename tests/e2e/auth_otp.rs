@@ -323,5 +323,14 @@ e2e!(otp_verify_is_capped_per_ip, |app| async move {
     }
     let refused = verify(&app, "+14155554000", "123456").await;
     refused.assert_error(429, "rate_limited");
-    assert!(refused.retry_after().unwrap() >= 1);
+    let wait = refused.retry_after().unwrap();
+    assert_eq!(wait, 60, "an hour / 60");
+    app.clock.advance(Duration::from_secs(wait - 1));
+    verify(&app, "+14155554000", "123456")
+        .await
+        .assert_error(429, "rate_limited");
+    app.clock.advance(Duration::from_secs(1));
+    verify(&app, "+14155554000", "123456")
+        .await
+        .assert_error(400, "invalid_otp_code");
 });

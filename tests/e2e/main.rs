@@ -11,6 +11,7 @@ mod consent;
 mod delivery_http;
 mod envelope;
 mod openapi;
+mod qr;
 mod receiver;
 mod sends;
 mod sms_http;

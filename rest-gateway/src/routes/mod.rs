@@ -7,6 +7,7 @@ pub mod business;
 pub mod consent;
 pub mod messages;
 pub mod ops;
+pub mod qr;
 pub mod team;
 pub mod webhooks;
 
@@ -21,6 +22,11 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(auth::otp_verify))
         .routes(routes!(auth::refresh))
         .routes(routes!(auth::logout))
+        .routes(routes!(qr::create))
+        .routes(routes!(qr::preview))
+        .routes(routes!(qr::status))
+        .routes(routes!(qr::approve))
+        .routes(routes!(qr::exchange))
         .routes(routes!(business::get_me, business::patch_me))
         .routes(routes!(business::create_sandbox))
         .routes(routes!(
