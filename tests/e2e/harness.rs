@@ -425,13 +425,24 @@ impl TestApp {
             .expect("admin client")
     }
 
+    /// A request to the admin service, with the internal token when the core has one.
+    pub fn admin_request<T>(&self, body: T) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(body);
+        if let Some(token) = &self.config.internal_token {
+            request
+                .metadata_mut()
+                .insert("authorization", format!("Bearer {token}").parse().unwrap());
+        }
+        request
+    }
+
     /// Creates an active user through the admin service; returns its id.
     pub async fn create_user(&self, phone: &str) -> String {
         self.admin()
             .await
-            .create_user(pb::CreateUserRequest {
+            .create_user(self.admin_request(pb::CreateUserRequest {
                 phone_number: phone.to_string(),
-            })
+            }))
             .await
             .expect("create user")
             .into_inner()
@@ -441,10 +452,10 @@ impl TestApp {
     pub async fn set_user_status(&self, phone: &str, status: &str) {
         self.admin()
             .await
-            .set_user_status(pb::SetUserStatusRequest {
+            .set_user_status(self.admin_request(pb::SetUserStatusRequest {
                 phone_number: phone.to_string(),
                 status: status.to_string(),
-            })
+            }))
             .await
             .expect("set user status");
     }
@@ -452,11 +463,11 @@ impl TestApp {
     pub async fn set_business(&self, id: &str, mode: Option<&str>, status: Option<&str>) {
         self.admin()
             .await
-            .set_business(pb::SetBusinessRequest {
+            .set_business(self.admin_request(pb::SetBusinessRequest {
                 id: id.to_string(),
                 mode: mode.map(str::to_string),
                 status: status.map(str::to_string),
-            })
+            }))
             .await
             .expect("set business");
     }

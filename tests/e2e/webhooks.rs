@@ -644,3 +644,54 @@ e2e!(the_deliveries_log_validates_its_limit, |app| async move {
         )
         .await;
 });
+
+fn with_internal_token() -> Options {
+    Options {
+        internal_token: Some("stream-secret".into()),
+        ..Default::default()
+    }
+}
+
+e2e!(
+    workers_authenticate_to_the_job_stream_with_the_internal_token,
+    with_internal_token(),
+    |app| async move {
+        // The harness's worker presents the token: deliveries flow.
+        let rx = Receiver::start().await;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        register(&app, &biz, &rx.url(), &["message.sent"]).await;
+        send(&app, &biz).await;
+        rx.wait_for(1).await;
+        // A caller without it is refused on both RPCs.
+        let mut client = proto::v1::webhook_job_service_client::WebhookJobServiceClient::connect(
+            app.grpc_url.clone(),
+        )
+        .await
+        .unwrap();
+        let err = client
+            .jobs(proto::v1::JobsRequest {
+                worker_id: "rogue".into(),
+                max_in_flight: 1,
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(
+            proto::RemoteError::from_status(&err).code,
+            proto::ErrorCode::Unauthorized
+        );
+        let err = client
+            .report(proto::v1::JobReport {
+                delivery_id: uuid::Uuid::new_v4().to_string(),
+                lease_token: "x".into(),
+                http_status: Some(200),
+                error: None,
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(
+            proto::RemoteError::from_status(&err).code,
+            proto::ErrorCode::Unauthorized
+        );
+    }
+);
