@@ -288,3 +288,49 @@ e2e!(
         let _ = session;
     }
 );
+
+fn tight_qr_ip_limits() -> Options {
+    Options {
+        configure: Some(Arc::new(|c| {
+            c.limits.qr_reads_per_ip_per_hour = 3;
+            c.limits.qr_exchanges_per_ip_per_hour = 2;
+        })),
+        ..Default::default()
+    }
+}
+
+e2e!(
+    the_per_ip_qr_read_and_exchange_limits_answer_429_with_a_right_retry_after,
+    tight_qr_ip_limits(),
+    |app| async move {
+        let a = create(&app).await;
+        let b = create(&app).await;
+        // Reads per IP span sessions.
+        preview(&app, &id(&a)).await.assert_ok(200);
+        status(&app, &id(&a), Some(&secret(&a)))
+            .await
+            .assert_ok(200);
+        preview(&app, &id(&b)).await.assert_ok(200);
+        let refused = preview(&app, &id(&b)).await;
+        refused.assert_error(429, "rate_limited");
+        assert_eq!(refused.retry_after(), Some(1200));
+        // Exchanges per IP span sessions too.
+        exchange(&app, &id(&a), Some(&secret(&a)))
+            .await
+            .assert_error(409, "qr_session_not_approved");
+        exchange(&app, &id(&b), Some(&secret(&b)))
+            .await
+            .assert_error(409, "qr_session_not_approved");
+        let refused = exchange(&app, &id(&b), Some(&secret(&b))).await;
+        refused.assert_error(429, "rate_limited");
+        let wait = refused.retry_after().unwrap();
+        assert_eq!(wait, 1800);
+        // Both sessions are long expired by then, so new ones show the limits have reset.
+        app.clock.advance(Duration::from_secs(wait));
+        let c = create(&app).await;
+        preview(&app, &id(&c)).await.assert_ok(200);
+        exchange(&app, &id(&c), Some(&secret(&c)))
+            .await
+            .assert_error(409, "qr_session_not_approved");
+    }
+);

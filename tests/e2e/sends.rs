@@ -836,3 +836,38 @@ e2e!(
         assert_ne!(b_sent.data()["id"], sent.data()["id"]);
     }
 );
+
+e2e!(
+    a_key_still_being_accepted_is_409_idempotency_in_progress,
+    |app| async move {
+        use core_service::entities::idempotency_keys;
+        use sea_orm::{ActiveModelTrait, Set};
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        // A finished key gives the stored form of this request's content...
+        send_v1(&app, &biz, utility(FAN), Some("probe"))
+            .await
+            .assert_ok(200);
+        let business_id: uuid::Uuid = biz.id.parse().unwrap();
+        let probe = idempotency_keys::Entity::find_by_id((business_id, "probe".to_string()))
+            .one(&app.core.db)
+            .await
+            .unwrap()
+            .unwrap();
+        // ...and another request that holds a key for it and has not finished accepting yet
+        // makes a retry with the same content wait.
+        idempotency_keys::ActiveModel {
+            business_id: Set(business_id),
+            key: Set("busy".into()),
+            request_hash: Set(probe.request_hash),
+            message_id: Set(None),
+            expires_at_ms: Set(probe.expires_at_ms),
+        }
+        .insert(&app.core.db)
+        .await
+        .unwrap();
+        send_v1(&app, &biz, utility(FAN), Some("busy"))
+            .await
+            .assert_error(409, "idempotency_in_progress");
+    }
+);
