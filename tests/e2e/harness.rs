@@ -172,6 +172,8 @@ pub struct Options {
     pub resolver: Option<Arc<dyn reqwest::dns::Resolve>>,
     /// Use the configured SMS provider instead of the harness's outbox.
     pub real_sms: bool,
+    /// Run the core on the wall clock (benchmarks); `TestApp::clock` then moves nothing.
+    pub wall_clock: bool,
     pub configure: Option<Configure>,
 }
 
@@ -256,7 +258,8 @@ impl TestApp {
         let clock = ManualClock::starting_now();
         let sms = Arc::new(Outbox::default());
         let overrides = Overrides {
-            clock: Some(Arc::new(clock.clone())),
+            clock: (!options.wall_clock)
+                .then(|| Arc::new(clock.clone()) as core_service::clock::SharedClock),
             sms: (!options.real_sms).then(|| sms.clone() as Arc<dyn SmsSender>),
             delivery: None,
         };

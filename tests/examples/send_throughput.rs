@@ -29,7 +29,11 @@ async fn main() {
         Some("postgres") => Backend::Postgres,
         _ => Backend::Sqlite,
     };
-    let app = TestApp::spawn_with(backend, Options::default())
+    let options = Options {
+        wall_clock: true,
+        ..Default::default()
+    };
+    let app = TestApp::spawn_with(backend, options)
         .await
         .expect("database reachable");
     let biz = live_business(&app, "+14155550100", ALL_SCOPES).await;
