@@ -172,13 +172,7 @@ async fn take(db: &impl ConnectionTrait, key: &str, rate: Rate, now: i64) -> App
         )
         .finally(Expr::val(now))
         .add(interval);
-        let expires = Expr::case(
-            Expr::col(rate_limits::Column::Value).gt(now),
-            Expr::col(rate_limits::Column::Value),
-        )
-        .finally(Expr::val(now))
-        .add(interval)
-        .div(1000);
+        let expires = next.clone().div(1000);
         let updated = rate_limits::Entity::update_many()
             .col_expr(rate_limits::Column::Value, next)
             .col_expr(rate_limits::Column::ExpiresAtMs, expires)

@@ -74,15 +74,7 @@ pub async fn post_keyed(
     if let Some(key) = key {
         request = request.header("idempotency-key", key);
     }
-    let response = request.send().await.unwrap();
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let body = response.json().await.unwrap();
-    Reply {
-        status,
-        headers,
-        body,
-    }
+    crate::harness::into_reply(request.send().await.unwrap()).await
 }
 
 /// An app-token send to the business's own `/v1` path.

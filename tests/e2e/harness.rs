@@ -542,7 +542,8 @@ impl Drop for Stack {
     }
 }
 
-async fn into_reply(response: reqwest::Response) -> Reply {
+/// A response read into a [`Reply`] (the body must be JSON).
+pub async fn into_reply(response: reqwest::Response) -> Reply {
     let status = response.status().as_u16();
     let headers = response.headers().clone();
     let bytes = response.bytes().await.expect("body");

@@ -27,15 +27,7 @@ async fn call(
     if let Some(token) = token {
         request = request.header("authorization", format!("Bearer {token}"));
     }
-    let response = request.send().await.unwrap();
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let body = response.json().await.unwrap();
-    Reply {
-        status,
-        headers,
-        body,
-    }
+    crate::harness::into_reply(request.send().await.unwrap()).await
 }
 
 async fn create(app: &TestApp) -> Value {

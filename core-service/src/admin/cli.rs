@@ -69,6 +69,10 @@ fn user_json(user: pb::User) -> serde_json::Value {
     })
 }
 
+fn grant_request(user_id: String, client_id: String) -> pb::GrantRequest {
+    pb::GrantRequest { user_id, client_id }
+}
+
 fn grant_json(grant: pb::Grant) -> serde_json::Value {
     json!({
         "user_id": grant.user_id,
@@ -125,32 +129,24 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
             user_json(user)
         }
         AdminCommand::CreateGrant { user, client } => {
-            let grant = client_rpc
-                .create_grant(with_token(
-                    token.as_deref(),
-                    pb::GrantRequest {
-                        user_id: user,
-                        client_id: client,
-                    },
-                ))
-                .await
-                .map_err(describe)?
-                .into_inner();
-            grant_json(grant)
+            let request = with_token(token.as_deref(), grant_request(user, client));
+            grant_json(
+                client_rpc
+                    .create_grant(request)
+                    .await
+                    .map_err(describe)?
+                    .into_inner(),
+            )
         }
         AdminCommand::RevokeGrant { user, client } => {
-            let grant = client_rpc
-                .revoke_grant(with_token(
-                    token.as_deref(),
-                    pb::GrantRequest {
-                        user_id: user,
-                        client_id: client,
-                    },
-                ))
-                .await
-                .map_err(describe)?
-                .into_inner();
-            grant_json(grant)
+            let request = with_token(token.as_deref(), grant_request(user, client));
+            grant_json(
+                client_rpc
+                    .revoke_grant(request)
+                    .await
+                    .map_err(describe)?
+                    .into_inner(),
+            )
         }
         AdminCommand::SetBusiness { id, mode, status } => {
             if mode.is_none() && status.is_none() {
