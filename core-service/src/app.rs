@@ -141,6 +141,7 @@ impl CoreApp {
         });
         let result = tonic::transport::Server::builder()
             .timeout(Duration::from_secs(30))
+            .layer(crate::grpc_util::DetachLayer)
             .add_service(health_service)
             .add_service(reflection)
             .add_service(pb::identity_service_server::IdentityServiceServer::new(

@@ -351,6 +351,9 @@ pub mod webhook_deliveries {
         pub lease_token: Option<String>,
         pub created_at: DateTimeUtc,
         pub updated_at: DateTimeUtc,
+        /// 1 while the delivery waits for an attempt on an active endpoint (the job queue's
+        /// index), else 0.
+        pub queued: i32,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

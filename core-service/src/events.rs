@@ -11,30 +11,79 @@ use crate::error::AppResult;
 /// Events a webhook can subscribe to.
 pub const SUBSCRIBABLE: &[&str] = &["message.sent", "message.failed", "grant.revoked"];
 
+/// An event to record: for which business, its type and its `data`.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    pub business_id: Uuid,
+    pub event_type: &'static str,
+    pub data: serde_json::Value,
+}
+
 /// Records an event for `business_id` and queues its deliveries; returns how many were queued.
 /// Call inside the transaction that records what the event announces.
 pub async fn record(
     db: &impl ConnectionTrait,
     business_id: Uuid,
-    event_type: &str,
+    event_type: &'static str,
     data: serde_json::Value,
     now: DateTime<Utc>,
 ) -> AppResult<usize> {
-    let event = insert_event(db, business_id, event_type, &data, now).await?;
+    let event = NewEvent {
+        business_id,
+        event_type,
+        data,
+    };
+    record_many(db, vec![event], now).await
+}
+
+/// Records many events and queues one delivery per active subscribed endpoint of each, with
+/// one statement per table (the endpoints of all their businesses are read at once). Returns
+/// how many deliveries were queued.
+pub async fn record_many(
+    db: &impl ConnectionTrait,
+    new: Vec<NewEvent>,
+    now: DateTime<Utc>,
+) -> AppResult<usize> {
+    if new.is_empty() {
+        return Ok(0);
+    }
+    let rows: Vec<events::Model> = new
+        .into_iter()
+        .map(|e| events::Model {
+            id: Uuid::now_v7(),
+            business_id: e.business_id,
+            event_type: e.event_type.to_string(),
+            data: e.data.to_string(),
+            created_at: now,
+        })
+        .collect();
+    let mut businesses: Vec<Uuid> = rows.iter().map(|e| e.business_id).collect();
+    businesses.sort();
+    businesses.dedup();
+    for chunk in rows.chunks(500) {
+        events::Entity::insert_many(chunk.iter().cloned().map(events::ActiveModel::from))
+            .exec_without_returning(db)
+            .await?;
+    }
     let endpoints = webhooks::Entity::find()
-        .filter(webhooks::Column::BusinessId.eq(business_id))
+        .filter(webhooks::Column::BusinessId.is_in(businesses))
         .filter(webhooks::Column::Active.eq(true))
         .all(db)
         .await?;
-    let mut queued = 0;
-    for endpoint in endpoints
-        .iter()
-        .filter(|w| w.events.split(',').any(|e| e == event_type))
-    {
-        queue(db, endpoint, &event, now).await?;
-        queued += 1;
+    let mut deliveries = Vec::new();
+    for event in &rows {
+        for endpoint in endpoints.iter().filter(|w| {
+            w.business_id == event.business_id && w.events.split(',').any(|e| e == event.event_type)
+        }) {
+            deliveries.push(delivery(endpoint, event, now));
+        }
     }
-    Ok(queued)
+    for chunk in deliveries.chunks(500) {
+        webhook_deliveries::Entity::insert_many(chunk.iter().cloned())
+            .exec_without_returning(db)
+            .await?;
+    }
+    Ok(deliveries.len())
 }
 
 /// Records an event meant for one endpoint only (`webhook.test`) and queues its delivery.
@@ -67,12 +116,11 @@ async fn insert_event(
     .await?)
 }
 
-async fn queue(
-    db: &impl ConnectionTrait,
+fn delivery(
     endpoint: &webhooks::Model,
     event: &events::Model,
     now: DateTime<Utc>,
-) -> AppResult<()> {
+) -> webhook_deliveries::ActiveModel {
     webhook_deliveries::ActiveModel {
         id: Set(Uuid::now_v7()),
         webhook_id: Set(endpoint.id),
@@ -89,8 +137,16 @@ async fn queue(
         lease_token: Set(None),
         created_at: Set(event.created_at),
         updated_at: Set(now),
+        queued: Set(1),
     }
-    .insert(db)
-    .await?;
+}
+
+async fn queue(
+    db: &impl ConnectionTrait,
+    endpoint: &webhooks::Model,
+    event: &events::Model,
+    now: DateTime<Utc>,
+) -> AppResult<()> {
+    delivery(endpoint, event, now).insert(db).await?;
     Ok(())
 }

@@ -32,3 +32,51 @@ pub fn authorization<T>(request: &Request<T>) -> Option<&str> {
         .get("authorization")
         .and_then(|v| v.to_str().ok())
 }
+
+/// Runs every call to its end in a task of its own, whatever the caller does: a client that
+/// disconnects (or a deadline that passes) drops only the wait for the answer, never a
+/// transaction half-way, so no connection goes back to the pool inside one.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DetachLayer;
+
+impl<S> tower::Layer<S> for DetachLayer {
+    type Service = Detach<S>;
+
+    fn layer(&self, inner: S) -> Detach<S> {
+        Detach(inner)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Detach<S>(S);
+
+impl<S, R> tower::Service<R> for Detach<S>
+where
+    S: tower::Service<R>,
+    S::Future: Send + 'static,
+    S::Response: Send + 'static,
+    S::Error: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = futures::future::BoxFuture<'static, Result<S::Response, S::Error>>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), S::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: R) -> Self::Future {
+        let call = tokio::spawn(self.0.call(request));
+        Box::pin(async move {
+            match call.await {
+                Ok(result) => result,
+                Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
+                // Cancelled only when the runtime shuts down: nobody waits for an answer.
+                Err(_) => std::future::pending().await,
+            }
+        })
+    }
+}

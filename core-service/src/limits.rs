@@ -6,6 +6,8 @@
 //! both databases, so two cores never both spend the last unit and a hot key needs no retry
 //! loop.
 
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sea_orm::sea_query::{Expr, ExprTrait as _, OnConflict};
@@ -61,7 +63,7 @@ pub struct Limiter {
     clock: SharedClock,
 }
 
-enum Attempt {
+pub(crate) enum Attempt {
     Taken,
     Refused(Duration),
 }
@@ -162,10 +164,33 @@ impl Limiter {
 
 /// Takes one unit of `key` at `now` (µs) with one conditional UPDATE, inserting the key when it
 /// is new.
-async fn take(db: &impl ConnectionTrait, key: &str, rate: Rate, now: i64) -> AppResult<Attempt> {
-    let interval = rate.interval_us();
+pub(crate) async fn take(
+    db: &impl ConnectionTrait,
+    key: &str,
+    rate: Rate,
+    now: i64,
+) -> AppResult<Attempt> {
+    match take_units(db, key, rate, 1, now).await? {
+        Ok(_) => Ok(Attempt::Taken),
+        Err(wait) => Ok(Attempt::Refused(wait)),
+    }
+}
+
+/// Takes `units` units of `key` at once (`units` at most the rate's count), or none. Returns
+/// the wait before one unit would pass when refused.
+async fn take_units(
+    db: &impl ConnectionTrait,
+    key: &str,
+    rate: Rate,
+    units: u32,
+    now: i64,
+) -> AppResult<Result<u32, Duration>> {
+    let units = Ord::clamp(units, 1, Ord::max(rate.count, 1));
+    let interval = rate.interval_us() * i64::from(units);
+    // Taking `units` at once is allowed while the new arrival time stays within one period.
+    let limit = now + rate.period.as_micros() as i64 - interval;
     for _ in 0..3 {
-        // value' = max(value, now) + interval, only where value - tolerance <= now.
+        // value' = max(value, now) + units * interval, only where value <= limit.
         let next = Expr::case(
             Expr::col(rate_limits::Column::Value).gt(now),
             Expr::col(rate_limits::Column::Value),
@@ -177,19 +202,21 @@ async fn take(db: &impl ConnectionTrait, key: &str, rate: Rate, now: i64) -> App
             .col_expr(rate_limits::Column::Value, next)
             .col_expr(rate_limits::Column::ExpiresAtMs, expires)
             .filter(rate_limits::Column::Key.eq(key))
-            .filter(Expr::col(rate_limits::Column::Value).lte(now + rate.tolerance_us()))
+            .filter(Expr::col(rate_limits::Column::Value).lte(limit))
             .exec(db)
             .await?;
         if updated.rows_affected == 1 {
-            return Ok(Attempt::Taken);
+            return Ok(Ok(units));
         }
         match rate_limits::Entity::find_by_id(key.to_string())
             .one(db)
             .await?
         {
             Some(row) => {
-                if let Some(w) = wait(row.value, now, rate) {
-                    return Ok(Attempt::Refused(w));
+                if row.value > limit {
+                    return Ok(Err(
+                        wait(row.value, now, rate).unwrap_or(Duration::from_micros(1))
+                    ));
                 }
                 // Moved under us between the UPDATE and the read: try again.
             }
@@ -208,12 +235,79 @@ async fn take(db: &impl ConnectionTrait, key: &str, rate: Rate, now: i64) -> App
                     .exec_without_returning(db)
                     .await?;
                 if inserted == 1 {
-                    return Ok(Attempt::Taken);
+                    return Ok(Ok(units));
                 }
             }
         }
     }
     Err(AppError::internal("rate limiter contention"))
+}
+
+/// A capacity limit spent in memory from chunks taken in the database (DESIGN.md, "Capacity
+/// limits"): a core takes a tenth of the per-period rate with one UPDATE and hands the units
+/// out locally, so a busy key is not one row every request waits on. Across all cores the limit
+/// holds to within one chunk per core. Near the limit chunks fail and single units are taken,
+/// exactly as [`Limiter::acquire`] would.
+pub struct Budget {
+    limiter: Limiter,
+    buckets: std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<Local>>>>,
+}
+
+#[derive(Debug, Default)]
+struct Local {
+    units: u32,
+    /// Units not spent by then are dropped: they belonged to that period.
+    valid_until_us: i64,
+}
+
+impl Budget {
+    pub fn new(limiter: Limiter) -> Self {
+        Budget {
+            limiter,
+            buckets: std::sync::Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn bucket(&self, key: &str) -> Arc<tokio::sync::Mutex<Local>> {
+        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
+        if buckets.len() > 10_000 {
+            // Forget idle keys now and then (an empty local bucket holds nothing).
+            buckets.retain(|_, b| Arc::strong_count(b) > 1);
+        }
+        buckets.entry(key.to_string()).or_default().clone()
+    }
+
+    /// Takes one unit of `key`, refusing with `code` and the wait when the limit is reached.
+    pub async fn take(&self, key: &str, rate: Rate, code: proto::ErrorCode) -> AppResult<()> {
+        let bucket = self.bucket(key);
+        let mut local = bucket.lock().await;
+        let now = self.limiter.clock.now().timestamp_micros();
+        if local.units > 0 && now < local.valid_until_us {
+            local.units -= 1;
+            return Ok(());
+        }
+        let chunk = Ord::max(rate.count / 10, 1);
+        let mut taken = take_units(&self.limiter.db, key, rate, chunk, now).await?;
+        if taken.is_err() && chunk > 1 {
+            taken = take_units(&self.limiter.db, key, rate, 1, now).await?;
+        }
+        match taken {
+            Ok(units) => {
+                local.units = units - 1;
+                local.valid_until_us = now + rate.period.as_micros() as i64;
+                Ok(())
+            }
+            Err(wait) => Err(AppError::retry_after(code, wait, "request limit reached")),
+        }
+    }
+
+    /// Gives back a unit of `key` taken by [`Budget::take`] for a request that did not go
+    /// through after all.
+    pub async fn refund(&self, key: &str) {
+        let bucket = self.bucket(key);
+        let mut local = bucket.lock().await;
+        local.units += 1;
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@ use sea_orm::DatabaseConnection;
 
 use crate::clock::SharedClock;
 use crate::config::{CoreConfig, LimitsConfig};
-use crate::limits::Limiter;
+use crate::limits::{Budget, Limiter};
+use crate::messaging::writer::SendWriter;
 use crate::secrets::Keys;
 use crate::sms::SmsSender;
 
@@ -26,6 +27,10 @@ pub struct Core {
     pub keys: Keys,
     pub sms: Arc<dyn SmsSender>,
     pub limiter: Limiter,
+    /// The per-business send limit, spent in memory from chunks (a capacity limit).
+    pub send_budget: Budget,
+    /// Group commit for accepted sends.
+    pub sends: SendWriter,
     pub tokens: TokenSettings,
     pub limits: LimitsConfig,
     pub internal_token: Option<String>,
@@ -70,8 +75,16 @@ impl Core {
         keys: Keys,
         sms: Arc<dyn SmsSender>,
     ) -> Core {
+        // SQLite has one connection: one writer. PostgreSQL: a few, so that one batch commits
+        // while the next is gathered.
+        let writers = match db.get_database_backend() {
+            sea_orm::DbBackend::Postgres => 3,
+            _ => 1,
+        };
         Core {
             limiter: Limiter::new(db.clone(), clock.clone()),
+            send_budget: Budget::new(Limiter::new(db.clone(), clock.clone())),
+            sends: SendWriter::spawn(db.clone(), clock.clone(), writers),
             db,
             clock,
             keys,

@@ -10,6 +10,7 @@ mod m20261122_000001_identity;
 mod m20261122_000002_messaging;
 mod m20261122_000003_webhooks;
 mod m20261122_000004_qr;
+mod m20261123_000005_pipeline;
 
 pub struct Migrator;
 
@@ -21,6 +22,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000002_messaging::Migration),
             Box::new(m20261122_000003_webhooks::Migration),
             Box::new(m20261122_000004_qr::Migration),
+            Box::new(m20261123_000005_pipeline::Migration),
         ]
     }
 }

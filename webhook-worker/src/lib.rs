@@ -13,7 +13,7 @@ use clap::Args;
 use futures::StreamExt;
 use proto::v1 as pb;
 use proto::v1::webhook_job_service_client::WebhookJobServiceClient;
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tonic::transport::{Channel, Endpoint};
 
@@ -135,6 +135,10 @@ impl Worker {
             max_in_flight: self.config.concurrency as u32,
         });
         let mut stream = client.jobs(request).await?.into_inner();
+        // Reports go out through one task that batches them; it ends once every delivery of
+        // this session has handed in its report.
+        let (reports, pending) = mpsc::unbounded_channel();
+        tokio::spawn(self.clone().report_loop(client.clone(), pending));
         tracing::info!(worker = %self.id, "pulling webhook jobs");
         loop {
             // Pull the next job only when a slot is free.
@@ -154,8 +158,7 @@ impl Worker {
             } else {
                 strict.clone()
             };
-            let worker = self.clone();
-            let mut reporter = client.clone();
+            let reports = reports.clone();
             let cancel = cancel.clone();
             tokio::spawn(async move {
                 let _permit = permit;
@@ -163,13 +166,32 @@ impl Worker {
                     () = cancel.cancelled() => return,
                     report = deliver(&http, &job) => report,
                 };
-                if let Err(err) = reporter.report(worker.request(report)).await {
-                    tracing::warn!(error = %err, delivery = %job.delivery_id, "could not report; the lease will lapse");
-                }
+                let _ = reports.send(report);
             });
         }
     }
+
+    /// Sends reports as they come, gathering those that arrive while one batch is on its way
+    /// into the next (one call and one transaction in the core for many deliveries).
+    async fn report_loop(
+        self: Arc<Self>,
+        mut client: WebhookJobServiceClient<Channel>,
+        mut reports: mpsc::UnboundedReceiver<pb::JobReport>,
+    ) {
+        let mut batch = Vec::with_capacity(REPORT_BATCH);
+        while reports.recv_many(&mut batch, REPORT_BATCH).await > 0 {
+            let sent = std::mem::take(&mut batch);
+            let count = sent.len();
+            let request = self.request(pb::JobReports { reports: sent });
+            if let Err(err) = client.report_batch(request).await {
+                tracing::warn!(error = %err, reports = count, "could not report; the leases will lapse");
+            }
+        }
+    }
 }
+
+/// The most reports sent in one call.
+const REPORT_BATCH: usize = 256;
 
 /// POSTs one job and describes what happened.
 pub async fn deliver(http: &reqwest::Client, job: &pb::Job) -> pb::JobReport {

@@ -133,19 +133,29 @@ pub async fn delete(core: &Core, authorization: Option<&str>, id: &str) -> AppRe
     Ok(())
 }
 
+pub fn invalid_app_token() -> AppError {
+    AppError::new(ErrorCode::InvalidAppToken, "a valid app token is required")
+}
+
+/// The token of `authorization: Bearer sva_...`, when it has the form of one.
+///
+/// Errors: `invalid_app_token`.
+pub fn app_token(authorization: Option<&str>) -> AppResult<&str> {
+    authorization
+        .and_then(bearer)
+        .filter(|t| t.starts_with(TOKEN_PREFIX) && t.len() <= 128)
+        .ok_or_else(invalid_app_token)
+}
+
 /// The app behind `authorization: Bearer sva_...`: one lookup by the token's hash (a unique
 /// index), so no scan and no timing difference between apps.
 ///
 /// Errors: `invalid_app_token`.
 pub async fn authenticate_app(core: &Core, authorization: Option<&str>) -> AppResult<AppCaller> {
-    let invalid = || AppError::new(ErrorCode::InvalidAppToken, "a valid app token is required");
-    let token = authorization
-        .and_then(bearer)
-        .filter(|t| t.starts_with(TOKEN_PREFIX) && t.len() <= 128)
-        .ok_or_else(invalid)?;
+    let token = app_token(authorization)?;
     let app = store::by_token_hash(&core.db, &hash_token(token))
         .await?
-        .ok_or_else(invalid)?;
+        .ok_or_else(invalid_app_token)?;
     Ok(AppCaller {
         scopes: Scopes::from_db(&app.scopes)?,
         app,

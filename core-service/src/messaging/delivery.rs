@@ -9,12 +9,16 @@
 
 use std::time::{Duration, Instant};
 
+use std::collections::HashMap;
+
+use futures::StreamExt;
 use futures::future::BoxFuture;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 
 use super::store::{self, Outcome};
 use crate::domain::UserStatus;
-use crate::entities::messages;
-use crate::error::AppResult;
+use crate::entities::{messages, users};
+use crate::error::{AppError, AppResult};
 use crate::identity::store as identity_store;
 use crate::state::Core;
 
@@ -26,6 +30,38 @@ pub trait DeliveryProvider: Send + Sync + 'static {
         core: &'a Core,
         message: &'a messages::Model,
     ) -> BoxFuture<'a, AppResult<Outcome>>;
+
+    /// Delivers a batch, `concurrency` at a time; each message gets its own result. A provider
+    /// that can do better than one by one (the inbox: one read and one insert for the batch)
+    /// overrides this.
+    fn deliver_batch<'a>(
+        &'a self,
+        core: &'a Core,
+        messages: &'a [messages::Model],
+        concurrency: usize,
+    ) -> BoxFuture<'a, Vec<AppResult<Outcome>>> {
+        Box::pin(async move {
+            let mut results: Vec<Option<AppResult<Outcome>>> =
+                messages.iter().map(|_| None).collect();
+            let mut running = futures::stream::FuturesUnordered::new();
+            let mut next = 0;
+            while next < messages.len() || !running.is_empty() {
+                while next < messages.len() && running.len() < concurrency.max(1) {
+                    let delivery = self.deliver(core, &messages[next]);
+                    let index = next;
+                    running.push(async move { (index, delivery.await) });
+                    next += 1;
+                }
+                if let Some((index, result)) = running.next().await {
+                    results[index] = Some(result);
+                }
+            }
+            results
+                .into_iter()
+                .map(|r| r.unwrap_or_else(|| Err(AppError::internal("delivery not run"))))
+                .collect()
+        })
+    }
 }
 
 /// Stores messages in the recipients' inboxes.
@@ -50,13 +86,64 @@ impl DeliveryProvider for InboxDelivery {
                     reason: Some("recipient_inactive".into()),
                 });
             }
-            store::put_in_inbox(&core.db, message, core.clock.now()).await?;
+            store::put_in_inboxes(&core.db, &[message], core.clock.now()).await?;
             Ok(Outcome {
                 delivered: true,
                 reason: None,
             })
         })
     }
+
+    fn deliver_batch<'a>(
+        &'a self,
+        core: &'a Core,
+        messages: &'a [messages::Model],
+        _concurrency: usize,
+    ) -> BoxFuture<'a, Vec<AppResult<Outcome>>> {
+        Box::pin(async move {
+            match inbox_batch(core, messages).await {
+                Ok(outcomes) => outcomes.into_iter().map(Ok).collect(),
+                Err(err) => messages.iter().map(|_| Err(err.clone())).collect(),
+            }
+        })
+    }
+}
+
+/// The inbox for a batch: one read of the recipients' statuses, one insert.
+async fn inbox_batch(core: &Core, messages: &[messages::Model]) -> AppResult<Vec<Outcome>> {
+    let recipients: Vec<uuid::Uuid> = messages.iter().map(|m| m.recipient_user_id).collect();
+    let statuses: HashMap<uuid::Uuid, String> = users::Entity::find()
+        .select_only()
+        .column(users::Column::Id)
+        .column(users::Column::Status)
+        .filter(users::Column::Id.is_in(recipients))
+        .into_tuple::<(uuid::Uuid, String)>()
+        .all(&core.db)
+        .await?
+        .into_iter()
+        .collect();
+    let mut outcomes = Vec::with_capacity(messages.len());
+    let mut delivered = Vec::with_capacity(messages.len());
+    for message in messages {
+        let active = match statuses.get(&message.recipient_user_id) {
+            Some(status) => UserStatus::from_db(status)? == UserStatus::Active,
+            None => false,
+        };
+        if active {
+            delivered.push(message);
+            outcomes.push(Outcome {
+                delivered: true,
+                reason: None,
+            });
+        } else {
+            outcomes.push(Outcome {
+                delivered: false,
+                reason: Some("recipient_inactive".into()),
+            });
+        }
+    }
+    store::put_in_inboxes(&core.db, &delivered, core.clock.now()).await?;
+    Ok(outcomes)
 }
 
 /// POSTs messages to an HTTP endpoint.

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
@@ -17,6 +16,8 @@ use crate::state::Core;
 const LEASE: Duration = Duration::from_secs(30);
 /// How often an idle dispatcher looks for due rows written by other cores.
 const POLL: Duration = Duration::from_millis(500);
+/// The most messages one lease takes.
+const BATCH: usize = 256;
 /// How long to wait before retrying a message whose attempt could not be made.
 const BACKOFF: Duration = Duration::from_secs(5);
 
@@ -59,7 +60,8 @@ impl Dispatcher {
         }
     }
 
-    /// Leases and delivers one batch of due messages; returns how many were leased.
+    /// Leases and delivers one batch of due messages; returns how many were leased. The whole
+    /// batch's outcomes are recorded in one transaction.
     pub async fn dispatch_due(&self) -> anyhow::Result<usize> {
         let now = self.core.clock.now_ms();
         let ids = store::lease_due(
@@ -67,47 +69,59 @@ impl Dispatcher {
             &self.owner,
             now,
             now + LEASE.as_millis() as i64,
-            (self.concurrency * 4) as u64,
+            BATCH.max(self.concurrency) as u64,
         )
         .await?;
-        let count = ids.len();
-        futures::stream::iter(ids)
-            .for_each_concurrent(self.concurrency, |id| async move {
-                if let Err(err) = self.dispatch_one(id).await {
-                    tracing::warn!(error = %err, message = %id, "delivery attempt failed; will retry");
-                    let due = self.core.clock.now_ms() + BACKOFF.as_millis() as i64;
-                    let _ = store::postpone(&self.core.db, id, due).await;
-                }
-            })
-            .await;
-        Ok(count)
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        if let Err(err) = self.dispatch(&ids).await {
+            tracing::warn!(error = %err, messages = ids.len(), "delivery attempt failed; will retry");
+            let due = self.core.clock.now_ms() + BACKOFF.as_millis() as i64;
+            let _ = store::postpone(&self.core.db, &ids, due).await;
+        }
+        Ok(ids.len())
     }
 
-    async fn dispatch_one(&self, id: Uuid) -> crate::error::AppResult<()> {
-        let Some(message) = store::message(&self.core.db, id).await? else {
-            return Ok(());
-        };
-        if message.status != "accepted" {
-            // Already decided (a lease that lapsed mid-delivery): just drop the outbox row.
-            let outcome = store::Outcome {
-                delivered: message.status == "delivered",
-                reason: None,
-            };
-            store::record_outcome(&self.core.db, &message, &outcome, self.core.clock.now()).await?;
-            return Ok(());
+    async fn dispatch(&self, ids: &[Uuid]) -> crate::error::AppResult<()> {
+        let messages = store::messages(&self.core.db, ids).await?;
+        // Decided already (a lease that lapsed mid-delivery): only their outbox rows go.
+        let (open, _decided): (Vec<_>, Vec<_>) =
+            messages.into_iter().partition(|m| m.status == "accepted");
+        let results = self
+            .provider
+            .deliver_batch(&self.core, &open, self.concurrency)
+            .await;
+        let mut outcomes = Vec::with_capacity(open.len());
+        let mut failed = Vec::new();
+        for (message, result) in open.into_iter().zip(results) {
+            match result {
+                Ok(outcome) => outcomes.push((message, outcome)),
+                Err(err) => {
+                    tracing::warn!(error = %err, message = %message.id, "delivery attempt failed; will retry");
+                    failed.push(message.id);
+                }
+            }
         }
-        let outcome = self.provider.deliver(&self.core, &message).await?;
+        let done: Vec<Uuid> = ids
+            .iter()
+            .copied()
+            .filter(|id| !failed.contains(id))
+            .collect();
         let (recorded, queued) =
-            store::record_outcome(&self.core.db, &message, &outcome, self.core.clock.now()).await?;
+            store::record_outcomes(&self.core.db, &outcomes, &done, self.core.clock.now()).await?;
+        if !failed.is_empty() {
+            let due = self.core.clock.now_ms() + BACKOFF.as_millis() as i64;
+            store::postpone(&self.core.db, &failed, due).await?;
+        }
         if queued > 0 {
             self.core.wake_webhook_workers().await;
         }
-        tracing::info!(
-            message = %id,
-            delivered = outcome.delivered,
-            reason = outcome.reason.as_deref().unwrap_or(""),
+        tracing::debug!(
+            messages = ids.len(),
             recorded,
-            "message outcome"
+            queued,
+            "message outcomes recorded"
         );
         Ok(())
     }

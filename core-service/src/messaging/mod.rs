@@ -7,3 +7,4 @@ pub mod dispatcher;
 pub mod grpc;
 pub mod service;
 pub mod store;
+pub mod writer;

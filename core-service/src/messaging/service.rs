@@ -2,7 +2,8 @@
 //! credential (401) -> the path's business matches the credential's (403) -> request shape (400)
 //! -> scope (403) -> business live and active (403) -> recipient exists (400) -> idempotency
 //! replay or conflict (200 / 409) -> follow and opt-in (403) -> rate limits (429).
-//! Accepting writes the message and its outbox row in one transaction before answering.
+//! Accepting writes the message, its outbox row and the key's claim in one transaction (shared
+//! with concurrent sends: `writer.rs`) before answering.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -12,22 +13,19 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::content::{self, Category, Outgoing};
-use super::store::{self, Claim};
-use crate::apps::service::{AppCaller, authenticate_app};
+use super::store::{self, Written};
+use crate::apps::service::{app_token, invalid_app_token};
 use crate::business::service::console;
-use crate::business::store as business_store;
-use crate::consent::{service::ACTIVE, store as consent_store};
-use crate::domain::{BusinessMode, BusinessStatus, PhoneNumber, Scope};
-use crate::entities::{business_accounts, messages};
+use crate::consent::service::ACTIVE;
+use crate::domain::{BusinessMode, BusinessStatus, PhoneNumber, Scope, Scopes};
+use crate::entities::messages;
 use crate::error::{AppError, AppResult};
-use crate::identity::store as identity_store;
+use crate::identity::tokens::hash_token;
 use crate::limits::Rate;
 use crate::state::Core;
 
 /// How long an Idempotency-Key is remembered.
 pub const IDEMPOTENCY_RETENTION: Duration = Duration::from_secs(24 * 3600);
-/// How long a request may hold a key while it is being accepted.
-const IDEMPOTENCY_CLAIM: Duration = Duration::from_secs(60);
 /// Service messages per recipient per business.
 pub const SERVICE_RATE: Rate = Rate::per(1, Duration::from_secs(60));
 
@@ -93,17 +91,20 @@ pub async fn send_console(
             "authentication messages are sent with an app token",
         ));
     }
+    require_live(&console.business.status, &console.business.mode)?;
+    let recipient =
+        store::recipient_state(&core.db, console.business.id, outgoing.to.as_str()).await?;
     let sender = Sender {
         business_id: console.business.id,
         source: Source::Console,
         app_id: None,
         user_id: Some(console.user.id),
     };
-    accept(core, sender, Some(console.business), outgoing).await
+    accept(core, sender, recipient, outgoing).await
 }
 
-fn require_scope(app: &AppCaller, scope: Scope) -> AppResult<()> {
-    if app.scopes.contains(scope) {
+fn require_scope(scopes: &Scopes, scope: Scope) -> AppResult<()> {
+    if scopes.contains(scope) {
         Ok(())
     } else {
         Err(AppError::new(
@@ -120,6 +121,28 @@ fn mismatch() -> AppError {
     )
 }
 
+/// The app behind the credential and everything the checks need, in one read. `to` is the
+/// recipient's number when the request names a valid one.
+async fn app_context(
+    core: &Core,
+    authorization: Option<&str>,
+    to: Option<&str>,
+) -> AppResult<(store::AppSendContext, Scopes)> {
+    let token = app_token(authorization)?;
+    let context = store::app_send_context(&core.db, &hash_token(token), to)
+        .await?
+        .ok_or_else(invalid_app_token)?;
+    let scopes = Scopes::from_db(&context.scopes)?;
+    Ok((context, scopes))
+}
+
+fn business_of(context: &store::AppSendContext) -> AppResult<&store::BusinessState> {
+    context
+        .business
+        .as_ref()
+        .ok_or_else(|| AppError::new(ErrorCode::BusinessNotFound, "no such business"))
+}
+
 /// An app-token send to the app's own business (`business_account_id`).
 pub async fn send_app(
     core: &Core,
@@ -127,25 +150,31 @@ pub async fn send_app(
     business_account_id: &str,
     fields: SendFields,
 ) -> AppResult<Uuid> {
-    let app = authenticate_app(core, authorization).await?;
-    if Uuid::parse_str(business_account_id.trim()).ok() != Some(app.app.business_id) {
+    // The request's shape is checked after the credential, but parsed first so that the one
+    // read can include the recipient.
+    let parsed = fields.parse();
+    let to = parsed.as_ref().ok().map(|o| o.to.as_str().to_string());
+    let (context, scopes) = app_context(core, authorization, to.as_deref()).await?;
+    if Uuid::parse_str(business_account_id.trim()).ok() != Some(context.business_id) {
         return Err(mismatch());
     }
-    let outgoing = fields.parse()?;
+    let outgoing = parsed?;
     let scope = match outgoing.category {
         Category::Authentication => Scope::Authentication,
         Category::Utility => Scope::Utility,
         Category::Marketing => Scope::Marketing,
         Category::Service => Scope::Service,
     };
-    require_scope(&app, scope)?;
+    require_scope(&scopes, scope)?;
+    let business = business_of(&context)?;
+    require_live(&business.status, &business.mode)?;
     let sender = Sender {
-        business_id: app.app.business_id,
+        business_id: context.business_id,
         source: Source::App,
-        app_id: Some(app.app.id),
+        app_id: Some(context.app_id),
         user_id: None,
     };
-    accept(core, sender, None, outgoing).await
+    accept(core, sender, context.recipient, outgoing).await
 }
 
 /// A service (free-form) send; `business_phone` is the business's own number.
@@ -157,23 +186,28 @@ pub async fn send_service(
     body: Option<&str>,
     idempotency_key: Option<&str>,
 ) -> AppResult<Uuid> {
-    let app = authenticate_app(core, authorization).await?;
-    let owner = identity_store::user_by_id(&core.db, app.app.business_id)
-        .await?
+    let parsed = content::parse_service_send(to, body, idempotency_key);
+    let to = parsed.as_ref().ok().map(|o| o.to.as_str().to_string());
+    let (context, scopes) = app_context(core, authorization, to.as_deref()).await?;
+    let owner_phone = context
+        .owner_phone
+        .as_deref()
         .ok_or_else(|| AppError::internal("business without owner"))?;
     let path_phone = PhoneNumber::parse(business_phone).map_err(|_| mismatch())?;
-    if path_phone.as_str() != owner.phone_number {
+    if path_phone.as_str() != owner_phone {
         return Err(mismatch());
     }
-    let outgoing = content::parse_service_send(to, body, idempotency_key)?;
-    require_scope(&app, Scope::Service)?;
+    let outgoing = parsed?;
+    require_scope(&scopes, Scope::Service)?;
+    let business = business_of(&context)?;
+    require_live(&business.status, &business.mode)?;
     let sender = Sender {
-        business_id: app.app.business_id,
+        business_id: context.business_id,
         source: Source::Service,
-        app_id: Some(app.app.id),
+        app_id: Some(context.app_id),
         user_id: None,
     };
-    accept(core, sender, None, outgoing).await
+    accept(core, sender, context.recipient, outgoing).await
 }
 
 fn request_hash(sender: &Sender, outgoing: &Outgoing) -> String {
@@ -187,14 +221,14 @@ fn request_hash(sender: &Sender, outgoing: &Outgoing) -> String {
     hex::encode(Sha256::digest(canonical.to_string().as_bytes()))
 }
 
-fn require_live(business: &business_accounts::Model) -> AppResult<()> {
-    if BusinessStatus::from_db(&business.status)? == BusinessStatus::Suspended {
+fn require_live(status: &str, mode: &str) -> AppResult<()> {
+    if BusinessStatus::from_db(status)? == BusinessStatus::Suspended {
         return Err(AppError::new(
             ErrorCode::BusinessSuspended,
             "this business account is suspended",
         ));
     }
-    if BusinessMode::from_db(&business.mode)? != BusinessMode::Live {
+    if BusinessMode::from_db(mode)? != BusinessMode::Live {
         return Err(AppError::new(
             ErrorCode::LiveBusinessRequired,
             "sends need a live business",
@@ -203,98 +237,99 @@ fn require_live(business: &business_accounts::Model) -> AppResult<()> {
     Ok(())
 }
 
-/// The checks from "business live" on, and the acceptance itself.
+fn conflict() -> AppError {
+    AppError::new(
+        ErrorCode::IdempotencyKeyConflict,
+        "this Idempotency-Key was used for another request",
+    )
+}
+
+fn in_progress() -> AppError {
+    AppError::new(
+        ErrorCode::IdempotencyInProgress,
+        "a request with this Idempotency-Key is still being accepted",
+    )
+}
+
+/// What a key already holds decides before a later check refuses: a replay gets its id even
+/// if the recipient has unfollowed since or the business is at its limit (DESIGN's order).
+async fn earlier_answer(
+    core: &Core,
+    business_id: Uuid,
+    key: Option<&store::KeyClaim>,
+    refusal: AppError,
+) -> AppResult<Uuid> {
+    let Some(claim) = key else {
+        return Err(refusal);
+    };
+    let Some(existing) =
+        store::live_key(&core.db, business_id, &claim.key, core.clock.now_ms()).await?
+    else {
+        return Err(refusal);
+    };
+    if existing.request_hash != claim.request_hash {
+        return Err(conflict());
+    }
+    existing.message_id.ok_or_else(in_progress)
+}
+
+/// The checks from "recipient exists" on, and the acceptance itself: the message and its outbox
+/// row are committed (with the key's claim, in a shared transaction) before this returns.
 async fn accept(
     core: &Core,
     sender: Sender,
-    business: Option<business_accounts::Model>,
+    recipient: store::RecipientState,
     outgoing: Outgoing,
 ) -> AppResult<Uuid> {
-    let business = match business {
-        Some(b) => b,
-        None => business_store::business(&core.db, sender.business_id)
-            .await?
-            .ok_or_else(|| AppError::new(ErrorCode::BusinessNotFound, "no such business"))?,
-    };
-    require_live(&business)?;
-    let recipient = identity_store::user_by_phone(&core.db, outgoing.to.as_str())
-        .await?
-        .ok_or_else(|| {
-            AppError::new(
-                ErrorCode::RecipientNotFound,
-                "no user has this phone number",
-            )
-        })?;
+    let recipient_id = recipient.user_id.ok_or_else(|| {
+        AppError::new(
+            ErrorCode::RecipientNotFound,
+            "no user has this phone number",
+        )
+    })?;
 
     let now = core.clock.now();
     let now_ms = now.timestamp_millis();
-    let key = outgoing.idempotency_key.clone();
-    if let Some(key) = &key {
-        let hash = request_hash(&sender, &outgoing);
-        let claim_until = now_ms + IDEMPOTENCY_CLAIM.as_millis() as i64;
-        match store::claim_key(&core.db, business.id, key, &hash, now_ms, claim_until).await? {
-            Claim::Claimed => {}
-            Claim::Replay(id) => return Ok(id),
-            Claim::Conflict => {
-                return Err(AppError::new(
-                    ErrorCode::IdempotencyKeyConflict,
-                    "this Idempotency-Key was used for another request",
-                ));
-            }
-            Claim::InProgress => {
-                return Err(AppError::new(
-                    ErrorCode::IdempotencyInProgress,
-                    "a request with this Idempotency-Key is still being accepted",
-                ));
-            }
-        }
-    }
-    let release_key = async || {
-        if let Some(key) = &key
-            && let Err(err) = store::release_key(&core.db, business.id, key).await
-        {
-            tracing::warn!(error = %err, "could not release an idempotency key");
-        }
-    };
+    let key = outgoing
+        .idempotency_key
+        .as_ref()
+        .map(|key| store::KeyClaim {
+            key: key.clone(),
+            request_hash: request_hash(&sender, &outgoing),
+            keep_until_ms: now_ms + IDEMPOTENCY_RETENTION.as_millis() as i64,
+        });
 
-    if let Err(err) = check_consent(core, business.id, recipient.id, outgoing.category).await {
-        release_key().await;
-        return Err(err);
+    if let Err(refusal) = check_consent(&recipient, outgoing.category) {
+        return earlier_answer(core, sender.business_id, key.as_ref(), refusal).await;
     }
 
-    let mut limits = vec![(
-        format!("send:business:{}", business.id),
-        Rate::per(
-            core.limits.business_sends_per_second.max(1),
-            Duration::from_secs(1),
-        ),
-    )];
-    if outgoing.category == Category::Service {
-        limits.push((
-            format!("send:service:{}:{}", business.id, recipient.id),
-            SERVICE_RATE,
-        ));
-    }
-    let taken = match core
-        .limiter
-        .acquire(&limits, ErrorCode::BusinessSendRateLimited)
+    let budget_key = format!("send:business:{}", sender.business_id);
+    let rate = Rate::per(
+        core.limits.business_sends_per_second.max(1),
+        Duration::from_secs(1),
+    );
+    if let Err(refusal) = core
+        .send_budget
+        .take(&budget_key, rate, ErrorCode::BusinessSendRateLimited)
         .await
     {
-        Ok(taken) => taken,
-        Err(err) => {
-            release_key().await;
-            return Err(err);
-        }
-    };
+        return earlier_answer(core, sender.business_id, key.as_ref(), refusal).await;
+    }
 
     let id = Uuid::now_v7();
+    let limit = (outgoing.category == Category::Service).then(|| {
+        (
+            format!("send:service:{}:{}", sender.business_id, recipient_id),
+            SERVICE_RATE,
+        )
+    });
     let message = messages::Model {
         id,
-        business_id: business.id,
+        business_id: sender.business_id,
         source: sender.source.as_str().to_string(),
         app_id: sender.app_id,
         sender_user_id: sender.user_id,
-        recipient_user_id: recipient.id,
+        recipient_user_id: recipient_id,
         to_phone: outgoing.to.as_str().to_string(),
         category: outgoing.category.as_str().to_string(),
         body: outgoing.body,
@@ -305,36 +340,45 @@ async fn accept(
         created_at: now,
         completed_at: None,
     };
-    let keep_until = now_ms + IDEMPOTENCY_RETENTION.as_millis() as i64;
-    let key_record = key.as_deref().map(|k| (k, keep_until));
-    if let Err(err) = store::accept(&core.db, message, key_record, now_ms).await {
-        core.limiter.release(&taken).await;
-        release_key().await;
-        return Err(err);
-    }
-    core.dispatch_wakeup.notify_one();
-    Ok(id)
+    let written = core
+        .sends
+        .write(store::NewSend {
+            message,
+            key,
+            limit,
+        })
+        .await;
+    let answer = match written {
+        Ok(Written::Accepted) => {
+            core.dispatch_wakeup.notify_one();
+            return Ok(id);
+        }
+        Ok(Written::Replay(original)) => Ok(original),
+        Ok(Written::Conflict) => Err(conflict()),
+        Ok(Written::InProgress) => Err(in_progress()),
+        Ok(Written::Limited(wait)) => Err(AppError::retry_after(
+            ErrorCode::BusinessSendRateLimited,
+            wait,
+            "one service message per recipient per minute",
+        )),
+        Err(err) => Err(err),
+    };
+    // Nothing was sent: the unit goes back.
+    core.send_budget.refund(&budget_key).await;
+    answer
 }
 
-async fn check_consent(
-    core: &Core,
-    business_id: Uuid,
-    recipient_id: Uuid,
-    category: Category,
-) -> AppResult<()> {
+fn check_consent(recipient: &store::RecipientState, category: Category) -> AppResult<()> {
     if category == Category::Authentication {
         return Ok(());
     }
-    let follow = consent_store::follow(&core.db, business_id, recipient_id)
-        .await?
-        .filter(|f| f.status == ACTIVE)
-        .ok_or_else(|| {
-            AppError::new(
-                ErrorCode::BusinessFollowRequired,
-                "the recipient does not follow this business",
-            )
-        })?;
-    if category == Category::Marketing && !follow.marketing_opt_in {
+    if recipient.follow_status.as_deref() != Some(ACTIVE) {
+        return Err(AppError::new(
+            ErrorCode::BusinessFollowRequired,
+            "the recipient does not follow this business",
+        ));
+    }
+    if category == Category::Marketing && !recipient.marketing_opt_in {
         return Err(AppError::new(
             ErrorCode::MarketingOptInRequired,
             "the recipient has not opted in to marketing",

@@ -2,47 +2,205 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait as _, OnConflict};
+use std::collections::HashMap;
+
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set, TransactionTrait,
+    ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, DatabaseTransaction, EntityTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set, Statement, TransactionTrait, Value,
 };
 use uuid::Uuid;
 
 use crate::entities::{idempotency_keys, inbox_messages, message_outbox, messages};
 use crate::error::AppResult;
 
-/// What an Idempotency-Key already holds.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Claim {
-    /// The key is now ours while we accept the request.
-    Claimed,
-    /// Accepted before with the same content: this message.
-    Replay(Uuid),
-    /// Accepted (or being accepted) with other content.
-    Conflict,
-    /// Being accepted by another request right now.
-    InProgress,
+/// What one read tells an app-token send: the app, its business, the business owner's number,
+/// the recipient and the recipient's follow. Everything the checks before the write need, in one
+/// round trip.
+#[derive(Debug, Clone)]
+pub struct AppSendContext {
+    pub app_id: Uuid,
+    pub business_id: Uuid,
+    pub scopes: String,
+    /// None when the app's business row is gone.
+    pub business: Option<BusinessState>,
+    pub owner_phone: Option<String>,
+    pub recipient: RecipientState,
 }
 
-/// Claims `key` for `business_id` until `claim_until_ms`. An expired record (a finished key
-/// older than its retention, or a claim whose request died) is replaced.
-pub async fn claim_key(
+/// A business's status and mode, as stored.
+#[derive(Debug, Clone)]
+pub struct BusinessState {
+    pub status: String,
+    pub mode: String,
+}
+
+/// The recipient of a send and their follow of the sending business.
+#[derive(Debug, Clone, Default)]
+pub struct RecipientState {
+    pub user_id: Option<Uuid>,
+    pub follow_status: Option<String>,
+    pub marketing_opt_in: bool,
+}
+
+fn statement(db: &impl ConnectionTrait, sql: &str, values: Vec<Value>) -> Statement {
+    Statement::from_sql_and_values(db.get_database_backend(), sql, values)
+}
+
+/// The context of an app-token send: one read by the token's hash (a unique index), the
+/// recipient by phone (a unique index) and the follow by its primary key.
+pub async fn app_send_context(
+    db: &impl ConnectionTrait,
+    token_hash: &str,
+    to: Option<&str>,
+) -> AppResult<Option<AppSendContext>> {
+    const SQL: &str = "SELECT a.id AS app_id, a.business_id, a.scopes, \
+         b.status AS business_status, b.mode AS business_mode, o.phone_number AS owner_phone, \
+         r.id AS recipient_id, f.status AS follow_status, f.marketing_opt_in \
+         FROM developer_apps a \
+         LEFT JOIN business_accounts b ON b.id = a.business_id \
+         LEFT JOIN users o ON o.id = a.business_id \
+         LEFT JOIN users r ON r.phone_number = $2 \
+         LEFT JOIN follows f ON f.business_id = a.business_id AND f.user_id = r.id \
+         WHERE a.token_hash = $1";
+    let values = vec![token_hash.into(), to.map(str::to_string).into()];
+    let Some(row) = db.query_one_raw(statement(db, SQL, values)).await? else {
+        return Ok(None);
+    };
+    let status: Option<String> = row.try_get("", "business_status")?;
+    let mode: Option<String> = row.try_get("", "business_mode")?;
+    Ok(Some(AppSendContext {
+        app_id: row.try_get("", "app_id")?,
+        business_id: row.try_get("", "business_id")?,
+        scopes: row.try_get("", "scopes")?,
+        business: status
+            .zip(mode)
+            .map(|(status, mode)| BusinessState { status, mode }),
+        owner_phone: row.try_get("", "owner_phone")?,
+        recipient: RecipientState {
+            user_id: row.try_get("", "recipient_id")?,
+            follow_status: row.try_get("", "follow_status")?,
+            marketing_opt_in: row
+                .try_get::<Option<bool>>("", "marketing_opt_in")?
+                .unwrap_or(false),
+        },
+    }))
+}
+
+/// The recipient with this phone number and their follow of `business_id`, in one read.
+pub async fn recipient_state(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    to: &str,
+) -> AppResult<RecipientState> {
+    const SQL: &str = "SELECT r.id AS recipient_id, f.status AS follow_status, f.marketing_opt_in \
+         FROM users r LEFT JOIN follows f ON f.business_id = $1 AND f.user_id = r.id \
+         WHERE r.phone_number = $2";
+    let values = vec![business_id.into(), to.into()];
+    let Some(row) = db.query_one_raw(statement(db, SQL, values)).await? else {
+        return Ok(RecipientState::default());
+    };
+    Ok(RecipientState {
+        user_id: row.try_get("", "recipient_id")?,
+        follow_status: row.try_get("", "follow_status")?,
+        marketing_opt_in: row
+            .try_get::<Option<bool>>("", "marketing_opt_in")?
+            .unwrap_or(false),
+    })
+}
+
+/// The live record of an Idempotency-Key (None when absent or past its retention).
+pub async fn live_key(
     db: &impl ConnectionTrait,
     business_id: Uuid,
     key: &str,
-    request_hash: &str,
     now_ms: i64,
-    claim_until_ms: i64,
-) -> AppResult<Claim> {
-    for _ in 0..3 {
-        let row = idempotency_keys::ActiveModel {
-            business_id: Set(business_id),
-            key: Set(key.to_string()),
-            request_hash: Set(request_hash.to_string()),
-            message_id: Set(None),
-            expires_at_ms: Set(claim_until_ms),
+) -> AppResult<Option<idempotency_keys::Model>> {
+    Ok(
+        idempotency_keys::Entity::find_by_id((business_id, key.to_string()))
+            .one(db)
+            .await?
+            .filter(|k| k.expires_at_ms > now_ms),
+    )
+}
+
+/// A send ready to be written: the message and, with an Idempotency-Key, its claim.
+#[derive(Debug, Clone)]
+pub struct NewSend {
+    pub message: messages::Model,
+    pub key: Option<KeyClaim>,
+    /// An exact per-request limit taken in the same transaction (service sends).
+    pub limit: Option<(String, crate::limits::Rate)>,
+}
+
+/// An Idempotency-Key claimed by a send.
+#[derive(Debug, Clone)]
+pub struct KeyClaim {
+    pub key: String,
+    pub request_hash: String,
+    pub keep_until_ms: i64,
+}
+
+/// What writing a send came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Written {
+    /// The message and its outbox row are stored (once the transaction commits).
+    Accepted,
+    /// The key was accepted before with the same content: this message.
+    Replay(Uuid),
+    /// The key holds other content.
+    Conflict,
+    /// The key is held by a request that has not finished (a claim of an older version).
+    InProgress,
+    /// The exact limit refused, with the wait.
+    Limited(std::time::Duration),
+}
+
+fn existing_answer(existing: &idempotency_keys::Model, request_hash: &str) -> Written {
+    if existing.request_hash != request_hash {
+        return Written::Conflict;
+    }
+    match existing.message_id {
+        Some(id) => Written::Replay(id),
+        None => Written::InProgress,
+    }
+}
+
+/// Writes a batch of sends inside `txn`: claims their keys with one multi-row insert (a key
+/// already held answers replay or conflict, and writes nothing for that send), takes exact
+/// limits, then inserts the messages and their outbox rows with one statement each. One send's
+/// refusal never fails another. Keys must be unique within the batch.
+pub async fn write_sends(
+    txn: &DatabaseTransaction,
+    sends: &[NewSend],
+    now_ms: i64,
+) -> AppResult<Vec<Written>> {
+    let mut written = vec![Written::Accepted; sends.len()];
+    // Claim keys in a fixed order, so concurrent batches on PostgreSQL wait rather than deadlock.
+    let mut keyed: Vec<usize> = (0..sends.len())
+        .filter(|&i| sends[i].key.is_some())
+        .collect();
+    keyed.sort_by(|&a, &b| {
+        let key = |i: usize| {
+            (
+                sends[i].message.business_id,
+                &sends[i].key.as_ref().unwrap().key,
+            )
         };
-        let inserted = idempotency_keys::Entity::insert(row)
+        key(a).cmp(&key(b))
+    });
+    if !keyed.is_empty() {
+        let rows = keyed.iter().map(|&i| {
+            let send = &sends[i];
+            let claim = send.key.as_ref().expect("keyed");
+            idempotency_keys::ActiveModel {
+                business_id: Set(send.message.business_id),
+                key: Set(claim.key.clone()),
+                request_hash: Set(claim.request_hash.clone()),
+                message_id: Set(Some(send.message.id)),
+                expires_at_ms: Set(claim.keep_until_ms),
+            }
+        });
+        let inserted = idempotency_keys::Entity::insert_many(rows)
             .on_conflict(
                 OnConflict::columns([
                     idempotency_keys::Column::BusinessId,
@@ -51,83 +209,121 @@ pub async fn claim_key(
                 .do_nothing()
                 .to_owned(),
             )
-            .exec_without_returning(db)
+            .exec_without_returning(txn)
             .await?;
-        if inserted == 1 {
-            return Ok(Claim::Claimed);
+        if inserted as usize != keyed.len() {
+            // Some keys were held already: find out which, and what they hold.
+            let mut any = Condition::any();
+            for &i in &keyed {
+                let send = &sends[i];
+                any = any.add(
+                    Condition::all()
+                        .add(idempotency_keys::Column::BusinessId.eq(send.message.business_id))
+                        .add(
+                            idempotency_keys::Column::Key.eq(send
+                                .key
+                                .as_ref()
+                                .expect("keyed")
+                                .key
+                                .clone()),
+                        ),
+                );
+            }
+            let held: HashMap<(Uuid, String), idempotency_keys::Model> =
+                idempotency_keys::Entity::find()
+                    .filter(any)
+                    .all(txn)
+                    .await?
+                    .into_iter()
+                    .map(|k| ((k.business_id, k.key.clone()), k))
+                    .collect();
+            for &i in &keyed {
+                let send = &sends[i];
+                let claim = send.key.as_ref().expect("keyed");
+                let Some(existing) = held.get(&(send.message.business_id, claim.key.clone()))
+                else {
+                    written[i] = Written::InProgress;
+                    continue;
+                };
+                if existing.message_id == Some(send.message.id) {
+                    continue;
+                }
+                if existing.expires_at_ms > now_ms {
+                    written[i] = existing_answer(existing, &claim.request_hash);
+                    continue;
+                }
+                // Past its retention (or a dead claim): take it over.
+                let taken = idempotency_keys::Entity::update_many()
+                    .col_expr(
+                        idempotency_keys::Column::RequestHash,
+                        Expr::value(claim.request_hash.clone()),
+                    )
+                    .col_expr(
+                        idempotency_keys::Column::MessageId,
+                        Expr::value(send.message.id),
+                    )
+                    .col_expr(
+                        idempotency_keys::Column::ExpiresAtMs,
+                        Expr::value(claim.keep_until_ms),
+                    )
+                    .filter(idempotency_keys::Column::BusinessId.eq(send.message.business_id))
+                    .filter(idempotency_keys::Column::Key.eq(claim.key.clone()))
+                    .filter(idempotency_keys::Column::ExpiresAtMs.lte(now_ms))
+                    .exec(txn)
+                    .await?;
+                if taken.rows_affected != 1 {
+                    written[i] = Written::InProgress;
+                }
+            }
         }
-        let Some(existing) = idempotency_keys::Entity::find_by_id((business_id, key.to_string()))
-            .one(db)
-            .await?
-        else {
+    }
+    let now_us = now_ms * 1000;
+    for (i, send) in sends.iter().enumerate() {
+        let Some((key, rate)) = &send.limit else {
             continue;
         };
-        if existing.expires_at_ms <= now_ms {
-            idempotency_keys::Entity::delete_many()
-                .filter(idempotency_keys::Column::BusinessId.eq(business_id))
-                .filter(idempotency_keys::Column::Key.eq(key))
-                .filter(idempotency_keys::Column::ExpiresAtMs.eq(existing.expires_at_ms))
-                .exec(db)
-                .await?;
+        if written[i] != Written::Accepted {
             continue;
         }
-        if existing.request_hash != request_hash {
-            return Ok(Claim::Conflict);
+        if let crate::limits::Attempt::Refused(wait) =
+            crate::limits::take(txn, key, *rate, now_us).await?
+        {
+            written[i] = Written::Limited(wait);
+            if let Some(claim) = &send.key {
+                idempotency_keys::Entity::delete_many()
+                    .filter(idempotency_keys::Column::BusinessId.eq(send.message.business_id))
+                    .filter(idempotency_keys::Column::Key.eq(claim.key.clone()))
+                    .filter(idempotency_keys::Column::MessageId.eq(send.message.id))
+                    .exec(txn)
+                    .await?;
+            }
         }
-        return Ok(match existing.message_id {
-            Some(id) => Claim::Replay(id),
-            None => Claim::InProgress,
-        });
     }
-    Ok(Claim::InProgress)
-}
-
-/// Gives up a claim that did not lead to a message (a later check refused the request).
-pub async fn release_key(db: &impl ConnectionTrait, business_id: Uuid, key: &str) -> AppResult<()> {
-    idempotency_keys::Entity::delete_many()
-        .filter(idempotency_keys::Column::BusinessId.eq(business_id))
-        .filter(idempotency_keys::Column::Key.eq(key))
-        .filter(idempotency_keys::Column::MessageId.is_null())
-        .exec(db)
+    let accepted: Vec<&NewSend> = sends
+        .iter()
+        .zip(&written)
+        .filter(|(_, w)| **w == Written::Accepted)
+        .map(|(s, _)| s)
+        .collect();
+    if !accepted.is_empty() {
+        messages::Entity::insert_many(
+            accepted
+                .iter()
+                .map(|s| messages::ActiveModel::from(s.message.clone())),
+        )
+        .exec_without_returning(txn)
         .await?;
-    Ok(())
-}
-
-/// Accepts a message: the message, its outbox row and (with a key) the key's record, in one
-/// transaction.
-pub async fn accept(
-    db: &DatabaseConnection,
-    message: messages::Model,
-    key: Option<(&str, i64)>,
-    now_ms: i64,
-) -> AppResult<()> {
-    let txn = db.begin().await?;
-    let id = message.id;
-    let business_id = message.business_id;
-    messages::ActiveModel::from(message).insert(&txn).await?;
-    message_outbox::ActiveModel {
-        message_id: Set(id),
-        due_at_ms: Set(now_ms),
-        lease_until_ms: Set(0),
-        lease_owner: Set(None),
-        attempts: Set(0),
+        message_outbox::Entity::insert_many(accepted.iter().map(|s| message_outbox::ActiveModel {
+            message_id: Set(s.message.id),
+            due_at_ms: Set(now_ms),
+            lease_until_ms: Set(0),
+            lease_owner: Set(None),
+            attempts: Set(0),
+        }))
+        .exec_without_returning(txn)
+        .await?;
     }
-    .insert(&txn)
-    .await?;
-    if let Some((key, keep_until_ms)) = key {
-        idempotency_keys::Entity::update_many()
-            .col_expr(idempotency_keys::Column::MessageId, Expr::value(id))
-            .col_expr(
-                idempotency_keys::Column::ExpiresAtMs,
-                Expr::value(keep_until_ms),
-            )
-            .filter(idempotency_keys::Column::BusinessId.eq(business_id))
-            .filter(idempotency_keys::Column::Key.eq(key))
-            .exec(&txn)
-            .await?;
-    }
-    txn.commit().await?;
-    Ok(())
+    Ok(written)
 }
 
 pub async fn message(db: &impl ConnectionTrait, id: Uuid) -> AppResult<Option<messages::Model>> {
@@ -167,8 +363,10 @@ pub async fn counts(
         .await?)
 }
 
-/// Leases up to `limit` due outbox rows to `owner` until `lease_until_ms`. A row is due when
-/// its time has come and no live lease holds it (a dispatcher that died lets its lease lapse).
+/// Leases up to `limit` due outbox rows to `owner` until `lease_until_ms`, with one statement
+/// (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so cores never wait on each other's rows). A leased
+/// row's due time moves to its lease's end: the due index serves only rows that can be taken,
+/// and a dispatcher that died lets its rows come back when the lease lapses.
 pub async fn lease_due(
     db: &impl ConnectionTrait,
     owner: &str,
@@ -176,84 +374,107 @@ pub async fn lease_due(
     lease_until_ms: i64,
     limit: u64,
 ) -> AppResult<Vec<Uuid>> {
-    let candidates = message_outbox::Entity::find()
-        .filter(message_outbox::Column::DueAtMs.lte(now_ms))
-        .filter(message_outbox::Column::LeaseUntilMs.lt(now_ms))
-        .order_by_asc(message_outbox::Column::DueAtMs)
-        .limit(limit)
-        .all(db)
-        .await?;
-    let mut leased = Vec::with_capacity(candidates.len());
-    for row in candidates {
-        let won = message_outbox::Entity::update_many()
-            .col_expr(
-                message_outbox::Column::LeaseUntilMs,
-                Expr::value(lease_until_ms),
-            )
-            .col_expr(message_outbox::Column::LeaseOwner, Expr::value(owner))
-            .col_expr(
-                message_outbox::Column::Attempts,
-                Expr::col(message_outbox::Column::Attempts).add(1),
-            )
-            .filter(message_outbox::Column::MessageId.eq(row.message_id))
-            .filter(message_outbox::Column::LeaseUntilMs.eq(row.lease_until_ms))
-            .exec(db)
-            .await?;
-        if won.rows_affected == 1 {
-            leased.push(row.message_id);
-        }
-    }
-    Ok(leased)
+    let lock = match db.get_database_backend() {
+        sea_orm::DbBackend::Postgres => " FOR UPDATE SKIP LOCKED",
+        _ => "",
+    };
+    let sql = format!(
+        "UPDATE message_outbox SET lease_until_ms = $1, due_at_ms = $1, lease_owner = $2, \
+         attempts = attempts + 1 \
+         WHERE message_id IN (SELECT message_id FROM message_outbox WHERE due_at_ms <= $3 \
+         ORDER BY due_at_ms LIMIT $4{lock}) RETURNING message_id"
+    );
+    let values = vec![
+        lease_until_ms.into(),
+        owner.into(),
+        now_ms.into(),
+        (limit as i64).into(),
+    ];
+    db.query_all_raw(statement(db, &sql, values))
+        .await?
+        .iter()
+        .map(|row| Ok(row.try_get::<Uuid>("", "message_id")?))
+        .collect()
 }
 
-/// Puts a leased row back, due at `due_at_ms` (a delivery that could not be attempted).
-pub async fn postpone(db: &impl ConnectionTrait, id: Uuid, due_at_ms: i64) -> AppResult<()> {
+/// The messages with these ids.
+pub async fn messages(db: &impl ConnectionTrait, ids: &[Uuid]) -> AppResult<Vec<messages::Model>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(messages::Entity::find()
+        .filter(messages::Column::Id.is_in(ids.iter().copied()))
+        .all(db)
+        .await?)
+}
+
+/// Puts leased rows back, due at `due_at_ms` (deliveries that could not be attempted).
+pub async fn postpone(db: &impl ConnectionTrait, ids: &[Uuid], due_at_ms: i64) -> AppResult<()> {
     message_outbox::Entity::update_many()
         .col_expr(message_outbox::Column::DueAtMs, Expr::value(due_at_ms))
         .col_expr(message_outbox::Column::LeaseUntilMs, Expr::value(0))
-        .filter(message_outbox::Column::MessageId.eq(id))
+        .filter(message_outbox::Column::MessageId.is_in(ids.iter().copied()))
         .exec(db)
         .await?;
     Ok(())
 }
 
 /// The terminal outcome of a message.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
     pub delivered: bool,
     pub reason: Option<String>,
 }
 
-/// Records an outcome once: the message moves from `accepted` to `delivered` or `failed` (never
-/// back, never twice), its event (when it emits one) is stored, and its outbox row goes, all in
-/// one transaction with the event's webhook deliveries. Returns whether this call recorded it
-/// and how many deliveries it queued.
-pub async fn record_outcome(
+/// Records outcomes once each, in one transaction: a message moves from `accepted` to
+/// `delivered` or `failed` (never back, never twice: a conditional UPDATE per kind of outcome),
+/// the events of those that emit one are stored with their webhook deliveries, and the outbox
+/// rows of every message in `done` go (also those decided before, whose lease lapsed).
+/// Returns how many messages this call decided and how many deliveries it queued.
+pub async fn record_outcomes(
     db: &DatabaseConnection,
-    message: &messages::Model,
-    outcome: &Outcome,
+    decided: &[(messages::Model, Outcome)],
+    done: &[Uuid],
     now: DateTime<Utc>,
-) -> AppResult<(bool, usize)> {
+) -> AppResult<(usize, usize)> {
     let txn = db.begin().await?;
-    let status = if outcome.delivered {
-        "delivered"
-    } else {
-        "failed"
-    };
-    let updated = messages::Entity::update_many()
-        .col_expr(messages::Column::Status, Expr::value(status))
-        .col_expr(
-            messages::Column::FailureReason,
-            Expr::value(outcome.reason.clone()),
-        )
-        .col_expr(messages::Column::CompletedAt, Expr::value(now))
-        .filter(messages::Column::Id.eq(message.id))
-        .filter(messages::Column::Status.eq("accepted"))
-        .exec(&txn)
-        .await?;
-    let recorded = updated.rows_affected == 1;
-    let mut queued = 0;
-    if recorded && message.emits_event {
+    let mut groups: Vec<(&Outcome, Vec<Uuid>)> = Vec::new();
+    for (message, outcome) in decided {
+        match groups.iter_mut().find(|(o, _)| *o == outcome) {
+            Some((_, ids)) => ids.push(message.id),
+            None => groups.push((outcome, vec![message.id])),
+        }
+    }
+    let mut recorded = std::collections::HashSet::new();
+    for (outcome, ids) in groups {
+        let status = if outcome.delivered {
+            "delivered"
+        } else {
+            "failed"
+        };
+        let updated = messages::Entity::update_many()
+            .col_expr(messages::Column::Status, Expr::value(status))
+            .col_expr(
+                messages::Column::FailureReason,
+                Expr::value(outcome.reason.clone()),
+            )
+            .col_expr(messages::Column::CompletedAt, Expr::value(now))
+            .filter(messages::Column::Id.is_in(ids))
+            .filter(messages::Column::Status.eq("accepted"))
+            .exec_with_returning(&txn)
+            .await?;
+        recorded.extend(updated.into_iter().map(|m| m.id));
+    }
+    let mut events = Vec::new();
+    for (message, outcome) in decided {
+        if !message.emits_event || !recorded.contains(&message.id) {
+            continue;
+        }
+        let status = if outcome.delivered {
+            "delivered"
+        } else {
+            "failed"
+        };
         let mut data = serde_json::json!({
             "message_send_id": message.id,
             "category": message.category,
@@ -263,43 +484,52 @@ pub async fn record_outcome(
         if let Some(reason) = &outcome.reason {
             data["reason"] = serde_json::Value::String(reason.clone());
         }
-        let event_type = if outcome.delivered {
-            "message.sent"
-        } else {
-            "message.failed"
-        };
-        queued = crate::events::record(&txn, message.business_id, event_type, data, now).await?;
+        events.push(crate::events::NewEvent {
+            business_id: message.business_id,
+            event_type: if outcome.delivered {
+                "message.sent"
+            } else {
+                "message.failed"
+            },
+            data,
+        });
     }
-    message_outbox::Entity::delete_by_id(message.id)
-        .exec(&txn)
-        .await?;
+    let queued = crate::events::record_many(&txn, events, now).await?;
+    if !done.is_empty() {
+        message_outbox::Entity::delete_many()
+            .filter(message_outbox::Column::MessageId.is_in(done.iter().copied()))
+            .exec(&txn)
+            .await?;
+    }
     txn.commit().await?;
-    Ok((recorded, queued))
+    Ok((recorded.len(), queued))
 }
 
-/// Stores a message in its recipient's inbox (once, whatever the retries).
-pub async fn put_in_inbox(
+/// Stores messages in their recipients' inboxes (once each, whatever the retries).
+pub async fn put_in_inboxes(
     db: &impl ConnectionTrait,
-    message: &messages::Model,
+    messages: &[&messages::Model],
     now: DateTime<Utc>,
 ) -> AppResult<()> {
-    let row = inbox_messages::ActiveModel {
-        message_id: Set(message.id),
-        user_id: Set(message.recipient_user_id),
-        business_id: Set(message.business_id),
-        category: Set(message.category.clone()),
-        body: Set(message.body.clone()),
-        message_content: Set(message.message_content.clone()),
-        delivered_at: Set(now),
-    };
-    inbox_messages::Entity::insert(row)
-        .on_conflict(
-            OnConflict::column(inbox_messages::Column::MessageId)
-                .do_nothing()
-                .to_owned(),
-        )
-        .exec_without_returning(db)
-        .await?;
+    for chunk in messages.chunks(500) {
+        let rows = chunk.iter().map(|message| inbox_messages::ActiveModel {
+            message_id: Set(message.id),
+            user_id: Set(message.recipient_user_id),
+            business_id: Set(message.business_id),
+            category: Set(message.category.clone()),
+            body: Set(message.body.clone()),
+            message_content: Set(message.message_content.clone()),
+            delivered_at: Set(now),
+        });
+        inbox_messages::Entity::insert_many(rows)
+            .on_conflict(
+                OnConflict::column(inbox_messages::Column::MessageId)
+                    .do_nothing()
+                    .to_owned(),
+            )
+            .exec_without_returning(db)
+            .await?;
+    }
     Ok(())
 }
 

@@ -126,6 +126,9 @@ pub struct JobGrpc {
     pub shutdown: tokio_util::sync::CancellationToken,
 }
 
+/// The most unreported jobs one stream holds for its worker.
+const MAX_IN_FLIGHT: u32 = 256;
+
 /// How often an idle stream looks for deliveries that became due (retries, other cores).
 const POLL: Duration = Duration::from_millis(250);
 
@@ -141,38 +144,57 @@ impl pb::webhook_job_service_server::WebhookJobService for JobGrpc {
     ) -> Result<Response<Self::JobsStream>, Status> {
         authorize_internal(&self.core, authorization(&request), request.remote_addr())?;
         let worker = request.get_ref().worker_id.clone();
+        // The stream holds at most what the worker says it can have in flight (bounded), so
+        // leases are not spent waiting in a queue; it leases as many as there is room for.
+        let room = match request.get_ref().max_in_flight {
+            0 => 16,
+            n => n.clamp(1, MAX_IN_FLIGHT),
+        } as usize;
         let core = self.core.clone();
         let shutdown = self.shutdown.clone();
-        // One buffered job: the worker pulls the next only when it has room, so leases are
-        // not spent waiting in a queue.
-        let (tx, rx) = mpsc::channel::<Result<pb::Job, Status>>(1);
+        let (tx, rx) = mpsc::channel::<Result<pb::Job, Status>>(room);
         tokio::spawn(async move {
             tracing::info!(worker = %worker, "worker connected to the job stream");
             loop {
                 let notified = core.webhook_wakeup.notified();
                 tokio::pin!(notified);
                 notified.as_mut().enable();
+                // Wait for room for at least one job.
                 let Ok(permit) = tx.reserve().await else {
                     break;
                 };
-                let leased = match jobs::lease(&core, 1).await {
+                let free = tx.capacity() + 1;
+                let leased = match jobs::lease(&core, free as u64).await {
                     Ok(jobs) => jobs,
                     Err(err) => {
                         tracing::warn!(error = %err, "leasing deliveries failed");
                         Vec::new()
                     }
                 };
-                match leased.into_iter().next() {
-                    Some(job) => permit.send(Ok(job)),
-                    None => {
-                        drop(permit);
-                        tokio::select! {
-                            () = &mut notified => {}
-                            () = tokio::time::sleep(POLL) => {}
-                            () = tx.closed() => break,
-                            () = shutdown.cancelled() => break,
-                        }
+                if leased.is_empty() {
+                    drop(permit);
+                    tokio::select! {
+                        () = &mut notified => {}
+                        () = tokio::time::sleep(POLL) => {}
+                        () = tx.closed() => break,
+                        () = shutdown.cancelled() => break,
                     }
+                    continue;
+                }
+                let mut leased = leased.into_iter();
+                if let Some(first) = leased.next() {
+                    permit.send(Ok(first));
+                }
+                let mut gone = false;
+                for job in leased {
+                    // Room was counted before leasing, and only this task sends.
+                    if tx.send(Ok(job)).await.is_err() {
+                        gone = true;
+                        break;
+                    }
+                }
+                if gone {
+                    break;
                 }
             }
             tracing::info!(worker = %worker, "worker left the job stream");
@@ -183,6 +205,15 @@ impl pb::webhook_job_service_server::WebhookJobService for JobGrpc {
     async fn report(&self, request: Request<pb::JobReport>) -> Result<Response<pb::Empty>, Status> {
         authorize_internal(&self.core, authorization(&request), request.remote_addr())?;
         jobs::report(&self.core, request.get_ref()).await?;
+        Ok(Response::new(pb::Empty {}))
+    }
+
+    async fn report_batch(
+        &self,
+        request: Request<pb::JobReports>,
+    ) -> Result<Response<pb::Empty>, Status> {
+        authorize_internal(&self.core, authorization(&request), request.remote_addr())?;
+        jobs::report_many(&self.core, &request.get_ref().reports).await?;
         Ok(Response::new(pb::Empty {}))
     }
 }

@@ -5,14 +5,16 @@
 //! followed) and 5xx are retried after 1, 2, 4, 8 and 16 units (counted from the previous
 //! attempt's outcome), 6 attempts in all; any other 4xx fails at once.
 
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use proto::v1 as pb;
+use sea_orm::TransactionTrait;
 use uuid::Uuid;
 
 use super::{secret, store};
 use crate::clock::rfc3339;
-use crate::entities::webhook_deliveries;
+use crate::entities::{webhook_deliveries, webhooks};
 use crate::error::{AppError, AppResult};
 use crate::state::Core;
 
@@ -23,21 +25,47 @@ const LEASE_MARGIN: Duration = Duration::from_secs(30);
 
 pub const USER_AGENT: &str = "Service-Webhooks/1.0";
 
-/// Leases up to `limit` due deliveries and turns each into a signed job.
+/// Leases up to `limit` due deliveries and turns each into a signed job: one statement for the
+/// lease and one read for the endpoints of the whole batch.
 pub async fn lease(core: &Core, limit: u64) -> AppResult<Vec<pb::Job>> {
     let now = core.clock.now();
     let lease_until =
         now.timestamp_millis() + (core.webhooks.timeout + LEASE_MARGIN).as_millis() as i64;
-    let leased = store::lease_due(&core.db, now.timestamp_millis(), lease_until, limit).await?;
+    let token = Uuid::new_v4().to_string();
+    let leased =
+        store::lease_due(&core.db, now.timestamp_millis(), lease_until, &token, limit).await?;
+    if leased.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut endpoint_ids: Vec<Uuid> = leased.iter().map(|d| d.webhook_id).collect();
+    endpoint_ids.sort();
+    endpoint_ids.dedup();
+    let endpoints: HashMap<Uuid, webhooks::Model> = store::by_ids(&core.db, &endpoint_ids)
+        .await?
+        .into_iter()
+        .map(|w| (w.id, w))
+        .collect();
+    let mut secrets: HashMap<Uuid, String> = HashMap::new();
     let mut jobs = Vec::with_capacity(leased.len());
     for delivery in leased {
-        match sign(core, &delivery).await {
+        let signed = match endpoints.get(&delivery.webhook_id) {
+            Some(webhook) => {
+                let secret = match secrets.get(&webhook.id) {
+                    Some(secret) => Ok(secret.clone()),
+                    None => secret::decrypt(&core.keys.webhook_key, &webhook.secret_ciphertext)
+                        .inspect(|s| {
+                            secrets.insert(webhook.id, s.clone());
+                        }),
+                };
+                secret.and_then(|secret| sign(core, &delivery, webhook, &secret, &token))
+            }
+            None => Err(AppError::internal("delivery without endpoint")),
+        };
+        match signed {
             Ok(job) => jobs.push(job),
             Err(err) => {
                 tracing::error!(error = %err, delivery = %delivery.id, "cannot sign a delivery");
-                if let Some(token) = &delivery.lease_token {
-                    let _ = store::release(&core.db, delivery.id, token).await;
-                }
+                let _ = store::release(&core.db, delivery.id, &token).await;
             }
         }
     }
@@ -45,25 +73,39 @@ pub async fn lease(core: &Core, limit: u64) -> AppResult<Vec<pb::Job>> {
 }
 
 /// The payload of one attempt: a new `id` and `t` each time, the constant `delivery_id`.
-pub fn payload(delivery: &webhook_deliveries::Model, attempt_id: Uuid) -> AppResult<Vec<u8>> {
-    let data: serde_json::Value = serde_json::from_str(&delivery.data)
+pub fn payload(
+    delivery_id: Uuid,
+    event_type: &str,
+    data: &str,
+    created_at: chrono::DateTime<chrono::Utc>,
+    attempt_id: Uuid,
+) -> AppResult<Vec<u8>> {
+    let data: serde_json::Value = serde_json::from_str(data)
         .map_err(|_| AppError::internal("stored event data is not JSON"))?;
     let body = serde_json::json!({
         "id": attempt_id,
-        "type": delivery.event_type,
-        "created_at": rfc3339(delivery.created_at),
-        "delivery_id": delivery.id,
+        "type": event_type,
+        "created_at": rfc3339(created_at),
+        "delivery_id": delivery_id,
         "data": data,
     });
     serde_json::to_vec(&body).map_err(|_| AppError::internal("serialising a payload"))
 }
 
-async fn sign(core: &Core, delivery: &webhook_deliveries::Model) -> AppResult<pb::Job> {
-    let webhook = store::by_id(&core.db, delivery.webhook_id)
-        .await?
-        .ok_or_else(|| AppError::internal("delivery without endpoint"))?;
-    let secret = secret::decrypt(&core.keys.webhook_key, &webhook.secret_ciphertext)?;
-    let body = payload(delivery, Uuid::new_v4())?;
+fn sign(
+    core: &Core,
+    delivery: &store::Leased,
+    webhook: &webhooks::Model,
+    secret: &str,
+    token: &str,
+) -> AppResult<pb::Job> {
+    let body = payload(
+        delivery.id,
+        &delivery.event_type,
+        &delivery.data,
+        delivery.created_at,
+        Uuid::new_v4(),
+    )?;
     let t = core.clock.now().timestamp();
     let header = |name: &str, value: String| pb::Header {
         name: name.to_string(),
@@ -71,14 +113,14 @@ async fn sign(core: &Core, delivery: &webhook_deliveries::Model) -> AppResult<pb
     };
     Ok(pb::Job {
         delivery_id: delivery.id.to_string(),
-        lease_token: delivery.lease_token.clone().unwrap_or_default(),
-        url: webhook.url,
+        lease_token: token.to_string(),
+        url: webhook.url.clone(),
         headers: vec![
             header("X-Service-Event", delivery.event_type.clone()),
             header("X-Service-Delivery", delivery.id.to_string()),
             header(
                 "X-Service-Signature",
-                secret::signature_header(&secret, t, &body),
+                secret::signature_header(secret, t, &body),
             ),
             header("Content-Type", "application/json".to_string()),
             header("User-Agent", USER_AGENT.to_string()),
@@ -113,18 +155,72 @@ pub fn backoff(unit: Duration, attempt: i32) -> Duration {
 /// Applies the policy to a worker's report. A report whose lease is no longer current (it
 /// lapsed and another worker took the delivery) changes nothing.
 pub async fn report(core: &Core, report: &pb::JobReport) -> AppResult<()> {
-    let Ok(id) = Uuid::parse_str(&report.delivery_id) else {
-        return Ok(());
-    };
-    let Some(delivery) = store::delivery(&core.db, id).await? else {
-        return Ok(());
-    };
-    if delivery.lease_token.as_deref() != Some(report.lease_token.as_str()) {
-        tracing::info!(delivery = %id, "stale report ignored");
-        return Ok(());
-    }
+    report_many(core, std::slice::from_ref(report)).await
+}
+
+/// Applies the policy to many reports in one transaction: successes with one statement per
+/// HTTP status, the others one by one (each needs its attempt count for the schedule).
+pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()> {
     let now = core.clock.now();
-    let attempts = delivery.attempts + 1;
+    let parsed: Vec<(Uuid, &pb::JobReport)> = reports
+        .iter()
+        .filter_map(|r| Uuid::parse_str(&r.delivery_id).ok().map(|id| (id, r)))
+        .collect();
+    let mut successes: BTreeMap<u32, Vec<(Uuid, &str)>> = BTreeMap::new();
+    let mut others = Vec::new();
+    for (id, report) in &parsed {
+        match (classify(report.http_status), report.http_status) {
+            (Verdict::Succeeded, Some(status)) => successes
+                .entry(status)
+                .or_default()
+                .push((*id, report.lease_token.as_str())),
+            _ => others.push((*id, *report)),
+        }
+    }
+    let txn = core.db.begin().await?;
+    let mut recorded = 0;
+    for (status, leases) in &successes {
+        recorded += store::record_successes(&txn, leases, *status as i32, now).await?;
+    }
+    if !others.is_empty() {
+        let ids: Vec<Uuid> = others.iter().map(|(id, _)| *id).collect();
+        let current: HashMap<Uuid, webhook_deliveries::Model> =
+            store::deliveries_by_ids(&txn, &ids)
+                .await?
+                .into_iter()
+                .map(|d| (d.id, d))
+                .collect();
+        for (id, report) in others {
+            let Some(delivery) = current.get(&id) else {
+                continue;
+            };
+            if delivery.lease_token.as_deref() != Some(report.lease_token.as_str()) {
+                tracing::info!(delivery = %id, "stale report ignored");
+                continue;
+            }
+            let result = attempt_result(core, delivery.attempts + 1, report, now);
+            tracing::info!(delivery = %id, attempts = result.attempts, status = result.status, "webhook attempt failed");
+            if store::record_attempt(&txn, id, &report.lease_token, result, now).await? {
+                recorded += 1;
+            }
+        }
+    }
+    txn.commit().await?;
+    tracing::debug!(
+        reports = reports.len(),
+        recorded,
+        "webhook attempts recorded"
+    );
+    Ok(())
+}
+
+/// What an unsuccessful attempt (number `attempts`) changes.
+fn attempt_result(
+    core: &Core,
+    attempts: i32,
+    report: &pb::JobReport,
+    now: chrono::DateTime<chrono::Utc>,
+) -> store::AttemptResult {
     let verdict = classify(report.http_status);
     let last_error = match (verdict, report.http_status, &report.error) {
         (Verdict::Succeeded, _, _) => None,
@@ -141,16 +237,13 @@ pub async fn report(core: &Core, report: &pb::JobReport) -> AppResult<()> {
             ("retrying", now.timestamp_millis() + wait.as_millis() as i64)
         }
     };
-    let result = store::AttemptResult {
+    store::AttemptResult {
         status,
         attempts,
         last_http_status: report.http_status.map(|s| s as i32),
         last_error,
         next_attempt_at_ms: next,
-    };
-    let recorded = store::record_attempt(&core.db, id, &report.lease_token, result, now).await?;
-    tracing::info!(delivery = %id, attempts, status, recorded, "webhook attempt");
-    Ok(())
+    }
 }
 
 #[cfg(test)]

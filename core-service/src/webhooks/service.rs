@@ -197,6 +197,7 @@ pub async fn update(
         return Err(conflict());
     }
     let reactivated = patch.active == Some(true) && !webhook.active;
+    let paused = patch.active == Some(false) && webhook.active;
     let mut row: webhooks::ActiveModel = webhook.into();
     if let Some(url) = url {
         row.url = Set(url);
@@ -208,11 +209,16 @@ pub async fn update(
         row.active = Set(active);
     }
     row.updated_at = Set(core.clock.now());
-    let saved = match store::update(&core.db, row).await {
+    let txn = core.db.begin().await?;
+    let saved = match store::update(&txn, row).await {
         Ok(saved) => saved,
         Err(err) if is_unique_violation(&err) => return Err(conflict()),
         Err(err) => return Err(err.into()),
     };
+    if reactivated || paused {
+        store::set_queued(&txn, id, reactivated).await?;
+    }
+    txn.commit().await?;
     if reactivated {
         core.wake_webhook_workers().await;
     }

@@ -1,7 +1,7 @@
 //! Queries for webhook endpoints and deliveries. Every console query takes the business.
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Expr, ExprTrait as _, Query};
+use sea_orm::sea_query::{Expr, ExprTrait as _};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
     QueryOrder, QuerySelect,
@@ -86,6 +86,7 @@ pub async fn delete(
             webhook_deliveries::Column::LastError,
             Expr::value("endpoint deleted"),
         )
+        .col_expr(webhook_deliveries::Column::Queued, Expr::value(0))
         .col_expr(webhook_deliveries::Column::UpdatedAt, Expr::value(now))
         .filter(webhook_deliveries::Column::WebhookId.eq(id))
         .filter(webhook_deliveries::Column::Status.is_in(["pending", "retrying"]))
@@ -125,52 +126,143 @@ pub async fn delivery_counts(
         .await?)
 }
 
-/// Leases up to `limit` due deliveries of active endpoints, each under a fresh token, until
-/// `lease_until_ms`. Returns the leased rows (with their new token).
+/// A leased delivery: what signing its attempt needs.
+#[derive(Debug, Clone)]
+pub struct Leased {
+    pub id: Uuid,
+    pub webhook_id: Uuid,
+    pub event_type: String,
+    pub data: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Leases up to `limit` due deliveries of active endpoints under `token` until
+/// `lease_until_ms`, with one statement that reads the queue index in order (`FOR UPDATE SKIP
+/// LOCKED` on PostgreSQL, so concurrent streams never wait on each other). A leased delivery's
+/// next attempt moves to its lease's end, so in-flight rows are not scanned again and a lapsed
+/// lease makes the delivery due again.
 pub async fn lease_due(
     db: &impl ConnectionTrait,
     now_ms: i64,
     lease_until_ms: i64,
+    token: &str,
     limit: u64,
-) -> AppResult<Vec<webhook_deliveries::Model>> {
-    let active = Query::select()
-        .column(webhooks::Column::Id)
-        .from(webhooks::Entity)
-        .and_where(Expr::col(webhooks::Column::Active).eq(true))
-        .to_owned();
-    let candidates = webhook_deliveries::Entity::find()
-        .filter(webhook_deliveries::Column::Status.is_in(["pending", "retrying"]))
-        .filter(webhook_deliveries::Column::NextAttemptAtMs.lte(now_ms))
-        .filter(webhook_deliveries::Column::LeaseUntilMs.lt(now_ms))
-        .filter(Condition::all().add(webhook_deliveries::Column::WebhookId.in_subquery(active)))
-        .order_by_asc(webhook_deliveries::Column::NextAttemptAtMs)
-        .limit(limit)
+) -> AppResult<Vec<Leased>> {
+    let lock = match db.get_database_backend() {
+        sea_orm::DbBackend::Postgres => " FOR UPDATE OF d SKIP LOCKED",
+        _ => "",
+    };
+    let sql = format!(
+        "UPDATE webhook_deliveries SET lease_until_ms = $1, next_attempt_at_ms = $1, \
+         lease_token = $2 \
+         WHERE id IN (SELECT d.id FROM webhook_deliveries d \
+         WHERE d.queued = 1 AND d.next_attempt_at_ms <= $3 \
+         AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active = $4) \
+         ORDER BY d.next_attempt_at_ms LIMIT $5{lock}) \
+         RETURNING id, webhook_id, event_type, data, created_at"
+    );
+    let values: Vec<sea_orm::Value> = vec![
+        lease_until_ms.into(),
+        token.into(),
+        now_ms.into(),
+        true.into(),
+        (limit as i64).into(),
+    ];
+    let statement =
+        sea_orm::Statement::from_sql_and_values(db.get_database_backend(), &sql, values);
+    db.query_all_raw(statement)
+        .await?
+        .iter()
+        .map(|row| {
+            Ok(Leased {
+                id: row.try_get("", "id")?,
+                webhook_id: row.try_get("", "webhook_id")?,
+                event_type: row.try_get("", "event_type")?,
+                data: row.try_get("", "data")?,
+                created_at: row.try_get("", "created_at")?,
+            })
+        })
+        .collect()
+}
+
+/// The endpoints with these ids.
+pub async fn by_ids(db: &impl ConnectionTrait, ids: &[Uuid]) -> AppResult<Vec<webhooks::Model>> {
+    Ok(webhooks::Entity::find()
+        .filter(webhooks::Column::Id.is_in(ids.iter().copied()))
         .all(db)
+        .await?)
+}
+
+/// Takes an endpoint's open deliveries out of the job queue (paused) or puts them back.
+pub async fn set_queued(
+    db: &impl ConnectionTrait,
+    webhook_id: Uuid,
+    queued: bool,
+) -> AppResult<()> {
+    webhook_deliveries::Entity::update_many()
+        .col_expr(
+            webhook_deliveries::Column::Queued,
+            Expr::value(i32::from(queued)),
+        )
+        .filter(webhook_deliveries::Column::WebhookId.eq(webhook_id))
+        .filter(webhook_deliveries::Column::Status.is_in(["pending", "retrying"]))
+        .exec(db)
         .await?;
-    let mut leased = Vec::with_capacity(candidates.len());
-    for mut row in candidates {
-        let token = Uuid::new_v4().to_string();
-        let won = webhook_deliveries::Entity::update_many()
-            .col_expr(
-                webhook_deliveries::Column::LeaseUntilMs,
-                Expr::value(lease_until_ms),
-            )
-            .col_expr(
-                webhook_deliveries::Column::LeaseToken,
-                Expr::value(token.clone()),
-            )
-            .filter(webhook_deliveries::Column::Id.eq(row.id))
-            .filter(webhook_deliveries::Column::LeaseUntilMs.eq(row.lease_until_ms))
-            .filter(webhook_deliveries::Column::Status.is_in(["pending", "retrying"]))
-            .exec(db)
-            .await?;
-        if won.rows_affected == 1 {
-            row.lease_until_ms = lease_until_ms;
-            row.lease_token = Some(token);
-            leased.push(row);
-        }
+    Ok(())
+}
+
+/// Records successful attempts whose leases (`(id, token)`) still hold, with one statement.
+/// Returns how many it recorded.
+pub async fn record_successes(
+    db: &impl ConnectionTrait,
+    leases: &[(Uuid, &str)],
+    http_status: i32,
+    now: DateTime<Utc>,
+) -> AppResult<u64> {
+    let mut any = Condition::any();
+    for (id, token) in leases {
+        any = any.add(
+            Condition::all()
+                .add(webhook_deliveries::Column::Id.eq(*id))
+                .add(webhook_deliveries::Column::LeaseToken.eq(*token)),
+        );
     }
-    Ok(leased)
+    let updated = webhook_deliveries::Entity::update_many()
+        .col_expr(webhook_deliveries::Column::Status, Expr::value("succeeded"))
+        .col_expr(
+            webhook_deliveries::Column::Attempts,
+            Expr::col(webhook_deliveries::Column::Attempts).add(1),
+        )
+        .col_expr(
+            webhook_deliveries::Column::LastHttpStatus,
+            Expr::value(http_status),
+        )
+        .col_expr(
+            webhook_deliveries::Column::LastError,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(webhook_deliveries::Column::Queued, Expr::value(0))
+        .col_expr(webhook_deliveries::Column::LeaseUntilMs, Expr::value(0))
+        .col_expr(
+            webhook_deliveries::Column::LeaseToken,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(webhook_deliveries::Column::UpdatedAt, Expr::value(now))
+        .filter(any)
+        .exec(db)
+        .await?;
+    Ok(updated.rows_affected)
+}
+
+/// The deliveries with these ids.
+pub async fn deliveries_by_ids(
+    db: &impl ConnectionTrait,
+    ids: &[Uuid],
+) -> AppResult<Vec<webhook_deliveries::Model>> {
+    Ok(webhook_deliveries::Entity::find()
+        .filter(webhook_deliveries::Column::Id.is_in(ids.iter().copied()))
+        .all(db)
+        .await?)
 }
 
 /// Gives a lease back unused (the worker went away before the job was sent).
@@ -232,6 +324,10 @@ pub async fn record_attempt(
         .col_expr(
             webhook_deliveries::Column::NextAttemptAtMs,
             Expr::value(result.next_attempt_at_ms),
+        )
+        .col_expr(
+            webhook_deliveries::Column::Queued,
+            Expr::value(i32::from(result.status == "retrying")),
         )
         .col_expr(webhook_deliveries::Column::LeaseUntilMs, Expr::value(0))
         .col_expr(

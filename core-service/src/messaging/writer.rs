@@ -1,0 +1,154 @@
+//! Group commit for accepted sends (DESIGN.md, "Group commit"). Callers do
+//! `core.sends.write(send).await` and get their own answer; the writer gathers the sends that
+//! arrived while the previous batch was being written, stores them in one transaction (one
+//! multi-row statement per table) and answers each caller after the commit. The rules live in
+//! `service.rs`; this module knows nothing of consent or scopes.
+//!
+//! The write runs in the writer's task, never in the caller's: a client that goes away cannot
+//! cancel a transaction half-way, and a send is acknowledged only after its commit.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
+
+use sea_orm::{DatabaseConnection, TransactionTrait};
+use tokio::sync::{Mutex, mpsc, oneshot};
+use uuid::Uuid;
+
+use super::store::{self, NewSend, Written};
+use crate::clock::SharedClock;
+use crate::error::{AppError, AppResult};
+
+/// The most sends one transaction holds.
+const MAX_BATCH: usize = 256;
+
+type Reply = oneshot::Sender<AppResult<Written>>;
+
+/// The handle callers use; cheap to clone.
+#[derive(Clone)]
+pub struct SendWriter {
+    tx: mpsc::Sender<(NewSend, Reply)>,
+}
+
+impl SendWriter {
+    /// Starts `writers` tasks sharing one queue: while one commits, the next gathers a batch.
+    pub fn spawn(db: DatabaseConnection, clock: SharedClock, writers: usize) -> SendWriter {
+        let (tx, rx) = mpsc::channel(MAX_BATCH * 8);
+        let rx = Arc::new(Mutex::new(rx));
+        for _ in 0..writers.max(1) {
+            let task = Task {
+                db: db.clone(),
+                clock: clock.clone(),
+                rx: rx.clone(),
+                carried: VecDeque::new(),
+            };
+            tokio::spawn(task.run());
+        }
+        SendWriter { tx }
+    }
+
+    /// Stores one send (with its key claim and exact limit) and answers after the commit.
+    pub async fn write(&self, send: NewSend) -> AppResult<Written> {
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .send((send, reply))
+            .await
+            .map_err(|_| unavailable())?;
+        answer.await.map_err(|_| unavailable())?
+    }
+}
+
+fn unavailable() -> AppError {
+    AppError::new(
+        proto::ErrorCode::ServiceUnavailable,
+        "the core is shutting down",
+    )
+}
+
+struct Task {
+    db: DatabaseConnection,
+    clock: SharedClock,
+    rx: Arc<Mutex<mpsc::Receiver<(NewSend, Reply)>>>,
+    /// Sends whose key was already in the batch being written: they go in the next one, where
+    /// they see the first one's committed key.
+    carried: VecDeque<(NewSend, Reply)>,
+}
+
+impl Task {
+    async fn run(mut self) {
+        let mut incoming = Vec::with_capacity(MAX_BATCH);
+        loop {
+            if self.carried.is_empty() {
+                let mut rx = self.rx.lock().await;
+                if rx.recv_many(&mut incoming, MAX_BATCH).await == 0 {
+                    return;
+                }
+            } else {
+                let room = MAX_BATCH.saturating_sub(self.carried.len());
+                if room > 0
+                    && let Ok(mut rx) = self.rx.try_lock()
+                {
+                    while incoming.len() < room {
+                        match rx.try_recv() {
+                            Ok(item) => incoming.push(item),
+                            Err(_) => break,
+                        }
+                    }
+                }
+            }
+            let mut batch: Vec<(NewSend, Reply)> = Vec::with_capacity(MAX_BATCH);
+            let mut keys: HashSet<(Uuid, String)> = HashSet::new();
+            let carried = std::mem::take(&mut self.carried);
+            for (send, reply) in carried.into_iter().chain(incoming.drain(..)) {
+                if reply.is_closed() && send.key.is_none() {
+                    // Nobody waits for it and nothing could replay it: not accepting is safe.
+                    continue;
+                }
+                let fresh = match &send.key {
+                    Some(claim) => keys.insert((send.message.business_id, claim.key.clone())),
+                    None => true,
+                };
+                if fresh {
+                    batch.push((send, reply));
+                } else {
+                    self.carried.push_back((send, reply));
+                }
+            }
+            if batch.is_empty() {
+                continue;
+            }
+            self.write(batch).await;
+        }
+    }
+
+    async fn write(&self, batch: Vec<(NewSend, Reply)>) {
+        let (sends, replies): (Vec<NewSend>, Vec<Reply>) = batch.into_iter().unzip();
+        match self.commit(&sends).await {
+            Ok(written) => {
+                for (reply, w) in replies.into_iter().zip(written) {
+                    let _ = reply.send(Ok(w));
+                }
+            }
+            Err(err) if sends.len() > 1 => {
+                // The shared transaction failed: none of it is stored. Try each send on its
+                // own so one bad send (or a deadlock victim) does not fail the others.
+                tracing::warn!(error = %err, sends = sends.len(), "batch write failed; writing one by one");
+                for (send, reply) in sends.into_iter().zip(replies) {
+                    let result = self.commit(std::slice::from_ref(&send)).await;
+                    let _ = reply.send(result.map(|mut w| w.remove(0)));
+                }
+            }
+            Err(err) => {
+                for reply in replies {
+                    let _ = reply.send(Err(err.clone()));
+                }
+            }
+        }
+    }
+
+    async fn commit(&self, sends: &[NewSend]) -> AppResult<Vec<Written>> {
+        let txn = self.db.begin().await?;
+        let written = store::write_sends(&txn, sends, self.clock.now_ms()).await?;
+        txn.commit().await?;
+        Ok(written)
+    }
+}
