@@ -1,6 +1,7 @@
 //! Connecting to SQLite or PostgreSQL (chosen by the URL) and applying migrations.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -71,10 +72,23 @@ pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Database
             options.max_connections(max_connections.max(2));
         }
     }
-    Database::connect(options)
+    let mut conn = Database::connect(options)
         .await
-        .with_context(|| format!("connecting to {}", redact(url)))
+        .with_context(|| format!("connecting to {}", redact(url)))?;
+    conn.set_metric_callback(|info| {
+        STATEMENTS.fetch_add(1, Ordering::Relaxed);
+        if info.failed {
+            FAILED_STATEMENTS.fetch_add(1, Ordering::Relaxed);
+        }
+    });
+    Ok(conn)
 }
+
+/// SQL statements this process has sent through its pools (BEGIN and COMMIT not counted), for
+/// benchmarks and metrics.
+pub static STATEMENTS: AtomicU64 = AtomicU64::new(0);
+/// Of those, the ones that failed.
+pub static FAILED_STATEMENTS: AtomicU64 = AtomicU64::new(0);
 
 /// Applies pending migrations through `conn`. On PostgreSQL, cores starting at once serialise on
 /// an advisory lock held by a dedicated connection.

@@ -8,6 +8,7 @@ use sea_orm::DatabaseConnection;
 use crate::clock::SharedClock;
 use crate::config::{CoreConfig, LimitsConfig};
 use crate::limits::{Budget, Limiter};
+use crate::messaging::reader::ContextReader;
 use crate::messaging::writer::SendWriter;
 use crate::secrets::Keys;
 use crate::sms::SmsSender;
@@ -29,6 +30,8 @@ pub struct Core {
     pub limiter: Limiter,
     /// The per-business send limit, spent in memory from chunks (a capacity limit).
     pub send_budget: Budget,
+    /// Batched reads for app-token sends.
+    pub send_reads: ContextReader,
     /// Group commit for accepted sends.
     pub sends: SendWriter,
     pub tokens: TokenSettings,
@@ -78,13 +81,14 @@ impl Core {
         // SQLite has one connection: one writer. PostgreSQL: a few, so that one batch commits
         // while the next is gathered.
         let writers = match db.get_database_backend() {
-            sea_orm::DbBackend::Postgres => 3,
+            sea_orm::DbBackend::Postgres => 2,
             _ => 1,
         };
         Core {
             limiter: Limiter::new(db.clone(), clock.clone()),
             send_budget: Budget::new(Limiter::new(db.clone(), clock.clone())),
             sends: SendWriter::spawn(db.clone(), clock.clone(), writers),
+            send_reads: ContextReader::spawn(db.clone(), writers),
             db,
             clock,
             keys,

@@ -871,3 +871,93 @@ e2e!(
             .assert_error(409, "idempotency_in_progress");
     }
 );
+
+e2e!(
+    a_send_whose_client_goes_away_leaves_a_whole_message_or_none_and_no_open_transaction,
+    |app| async move {
+        use core_service::entities::{idempotency_keys, messages};
+        use sea_orm::{ConnectionTrait, PaginatorTrait};
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        // Clients that hang up at every point of the request: before it is sent, while the
+        // core reads, while the batch commits, after the answer.
+        let rounds = 40usize;
+        let cancelled: Vec<_> = (0..rounds)
+            .map(|i| {
+                let url = format!("{}/v1/{}/messages", app.base, biz.id);
+                let request = app
+                    .http
+                    .post(url)
+                    .header("authorization", format!("Bearer {}", biz.app_token))
+                    .header("idempotency-key", format!("gone-{i}"))
+                    .json(&utility(FAN));
+                tokio::spawn(async move {
+                    let wait = Duration::from_micros(250 * (i as u64 % 20));
+                    let _ = tokio::time::timeout(wait, request.send()).await;
+                })
+            })
+            .collect();
+        for task in cancelled {
+            task.await.unwrap();
+        }
+        // Every key retried afterwards is answered: the original message or a new one, never
+        // an error, and never two messages for a key.
+        let mut ids = std::collections::HashSet::new();
+        for i in 0..rounds {
+            let reply = send_v1(&app, &biz, utility(FAN), Some(&format!("gone-{i}"))).await;
+            reply.assert_ok(200);
+            assert!(ids.insert(reply.data()["id"].as_str().unwrap().to_string()));
+        }
+        let business_id: uuid::Uuid = biz.id.parse().unwrap();
+        let stored = messages::Entity::find()
+            .filter(messages::Column::BusinessId.eq(business_id))
+            .count(&app.core.db)
+            .await
+            .unwrap();
+        assert_eq!(
+            stored as usize, rounds,
+            "one message per key, none half-written"
+        );
+        let keys = idempotency_keys::Entity::find()
+            .filter(idempotency_keys::Column::BusinessId.eq(business_id))
+            .all(&app.core.db)
+            .await
+            .unwrap();
+        assert_eq!(keys.len(), rounds);
+        for key in keys {
+            let id = key.message_id.expect("every kept key names its message");
+            assert!(ids.contains(&id.to_string()), "{key:?}");
+        }
+        // No connection was left inside a transaction.
+        if app.core.db.get_database_backend() == sea_orm::DbBackend::Postgres {
+            let open = || async {
+                app.core
+                    .db
+                    .query_one_raw(sea_orm::Statement::from_string(
+                        sea_orm::DbBackend::Postgres,
+                        "SELECT count(*) AS n FROM pg_stat_activity \
+                         WHERE datname = current_database() AND state LIKE 'idle in transaction%'",
+                    ))
+                    .await
+                    .unwrap()
+                    .unwrap()
+                    .try_get::<i64>("", "n")
+                    .unwrap()
+            };
+            let mut left = open().await;
+            for _ in 0..100 {
+                if left == 0 {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                left = open().await;
+            }
+            assert_eq!(left, 0, "connections idle in a transaction");
+        }
+        // And the pool still works for everything else.
+        let history = app
+            .get("/business/messages?limit=200", Some(&biz.owner_token))
+            .await;
+        history.assert_ok(200);
+    }
+);

@@ -30,7 +30,7 @@ pub struct WorkerConfig {
     pub internal_token: Option<String>,
 
     /// Deliveries this worker POSTs at once.
-    #[arg(long, env = "WORKER_CONCURRENCY", default_value_t = 16)]
+    #[arg(long, env = "WORKER_CONCURRENCY", default_value_t = 64)]
     pub concurrency: usize,
 }
 
@@ -39,7 +39,7 @@ impl WorkerConfig {
         WorkerConfig {
             core_url: core_url.into(),
             internal_token: None,
-            concurrency: 16,
+            concurrency: 64,
         }
     }
 }

@@ -16,8 +16,11 @@ use crate::state::Core;
 const LEASE: Duration = Duration::from_secs(30);
 /// How often an idle dispatcher looks for due rows written by other cores.
 const POLL: Duration = Duration::from_millis(500);
+/// A batch smaller than this is followed by a short pause ([`LINGER`]) before the next lease.
+const LINGER_BELOW: usize = 32;
+const LINGER: Duration = Duration::from_millis(4);
 /// The most messages one lease takes.
-const BATCH: usize = 256;
+const BATCH: usize = 128;
 /// How long to wait before retrying a message whose attempt could not be made.
 const BACKOFF: Duration = Duration::from_secs(5);
 
@@ -39,17 +42,41 @@ impl Dispatcher {
     }
 
     /// Runs until `cancel` fires. Wakes at once when this core accepts a message, and polls for
-    /// the others'.
+    /// the others'. Several lanes lease and record at once (their leases never overlap), so one
+    /// batch's round trips do not hold up the next.
     pub async fn run(self, cancel: CancellationToken) {
+        let lanes = match self.core.db.get_database_backend() {
+            sea_orm::DbBackend::Postgres => 4,
+            _ => 2,
+        };
+        let this = Arc::new(self);
+        let tasks: Vec<_> = (0..lanes)
+            .map(|_| tokio::spawn(this.clone().lane(cancel.clone())))
+            .collect();
+        for task in tasks {
+            let _ = task.await;
+        }
+    }
+
+    async fn lane(self: Arc<Self>, cancel: CancellationToken) {
         loop {
-            let worked = match self.dispatch_due().await {
-                Ok(n) => n > 0,
+            let leased = match self.dispatch_due().await {
+                Ok(n) => n,
                 Err(err) => {
                     tracing::warn!(error = %err, "dispatching failed");
-                    false
+                    0
                 }
             };
-            if worked {
+            if leased >= LINGER_BELOW {
+                continue;
+            }
+            if leased > 0 {
+                // A small batch under a steady stream: let the next one gather a little, so
+                // that the per-batch round trips are shared by more messages.
+                tokio::select! {
+                    () = cancel.cancelled() => return,
+                    () = tokio::time::sleep(LINGER) => {}
+                }
                 continue;
             }
             tokio::select! {

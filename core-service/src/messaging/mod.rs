@@ -5,6 +5,7 @@ pub mod content;
 pub mod delivery;
 pub mod dispatcher;
 pub mod grpc;
+pub mod reader;
 pub mod service;
 pub mod store;
 pub mod writer;

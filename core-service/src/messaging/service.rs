@@ -129,7 +129,9 @@ async fn app_context(
     to: Option<&str>,
 ) -> AppResult<(store::AppSendContext, Scopes)> {
     let token = app_token(authorization)?;
-    let context = store::app_send_context(&core.db, &hash_token(token), to)
+    let context = core
+        .send_reads
+        .read(hash_token(token), to.map(str::to_string))
         .await?
         .ok_or_else(invalid_app_token)?;
     let scopes = Scopes::from_db(&context.scopes)?;

@@ -11,7 +11,7 @@ use sea_orm::{
 use uuid::Uuid;
 
 use crate::entities::{idempotency_keys, inbox_messages, message_outbox, messages};
-use crate::error::AppResult;
+use crate::error::{AppError, AppResult};
 
 /// What one read tells an app-token send: the app, its business, the business owner's number,
 /// the recipient and the recipient's follow. Everything the checks before the write need, in one
@@ -46,44 +46,76 @@ fn statement(db: &impl ConnectionTrait, sql: &str, values: Vec<Value>) -> Statem
     Statement::from_sql_and_values(db.get_database_backend(), sql, values)
 }
 
-/// The context of an app-token send: one read by the token's hash (a unique index), the
-/// recipient by phone (a unique index) and the follow by its primary key.
-pub async fn app_send_context(
+/// The contexts of many app-token sends in one read: each `(token hash, recipient number)`
+/// looks up its app by the token's hash (a unique index), the recipient by phone (a unique
+/// index) and the follow by its primary key. The answer has one entry per request, in order
+/// (None for an unknown token).
+pub async fn app_send_contexts(
     db: &impl ConnectionTrait,
-    token_hash: &str,
-    to: Option<&str>,
-) -> AppResult<Option<AppSendContext>> {
-    const SQL: &str = "SELECT a.id AS app_id, a.business_id, a.scopes, \
+    requests: &[(String, Option<String>)],
+) -> AppResult<Vec<Option<AppSendContext>>> {
+    if requests.is_empty() {
+        return Ok(Vec::new());
+    }
+    // The requests travel as one JSON array of [hash, phone] pairs, so the statement's text
+    // (and its prepared plan) is the same whatever the batch's size.
+    let pairs: Vec<(&str, Option<&str>)> = requests
+        .iter()
+        .map(|(hash, to)| (hash.as_str(), to.as_deref()))
+        .collect();
+    let json = serde_json::to_string(&pairs).map_err(|_| AppError::internal("encoding a read"))?;
+    let keys = match db.get_database_backend() {
+        sea_orm::DbBackend::Postgres => {
+            "SELECT CAST(e.n - 1 AS BIGINT) AS n, e.v->>0 AS token_hash, e.v->>1 AS to_phone \
+             FROM jsonb_array_elements(CAST($1 AS jsonb)) WITH ORDINALITY AS e(v, n)"
+        }
+        _ => {
+            "SELECT CAST(e.key AS BIGINT) AS n, json_extract(e.value, '$[0]') AS token_hash, \
+             json_extract(e.value, '$[1]') AS to_phone FROM json_each($1) AS e"
+        }
+    };
+    let values: Vec<Value> = vec![json.into()];
+    let sql = format!(
+        "SELECT q.n, a.id AS app_id, a.business_id, a.scopes, \
          b.status AS business_status, b.mode AS business_mode, o.phone_number AS owner_phone, \
          r.id AS recipient_id, f.status AS follow_status, f.marketing_opt_in \
-         FROM developer_apps a \
+         FROM ({keys}) q \
+         JOIN developer_apps a ON a.token_hash = q.token_hash \
          LEFT JOIN business_accounts b ON b.id = a.business_id \
          LEFT JOIN users o ON o.id = a.business_id \
-         LEFT JOIN users r ON r.phone_number = $2 \
-         LEFT JOIN follows f ON f.business_id = a.business_id AND f.user_id = r.id \
-         WHERE a.token_hash = $1";
-    let values = vec![token_hash.into(), to.map(str::to_string).into()];
-    let Some(row) = db.query_one_raw(statement(db, SQL, values)).await? else {
-        return Ok(None);
-    };
-    let status: Option<String> = row.try_get("", "business_status")?;
-    let mode: Option<String> = row.try_get("", "business_mode")?;
-    Ok(Some(AppSendContext {
-        app_id: row.try_get("", "app_id")?,
-        business_id: row.try_get("", "business_id")?,
-        scopes: row.try_get("", "scopes")?,
-        business: status
-            .zip(mode)
-            .map(|(status, mode)| BusinessState { status, mode }),
-        owner_phone: row.try_get("", "owner_phone")?,
-        recipient: RecipientState {
-            user_id: row.try_get("", "recipient_id")?,
-            follow_status: row.try_get("", "follow_status")?,
-            marketing_opt_in: row
-                .try_get::<Option<bool>>("", "marketing_opt_in")?
-                .unwrap_or(false),
-        },
-    }))
+         LEFT JOIN users r ON r.phone_number = q.to_phone \
+         LEFT JOIN follows f ON f.business_id = a.business_id AND f.user_id = r.id"
+    );
+    let mut contexts: Vec<Option<AppSendContext>> = requests.iter().map(|_| None).collect();
+    for row in db.query_all_raw(statement(db, &sql, values)).await? {
+        let n: i64 = row.try_get("", "n")?;
+        let status: Option<String> = row.try_get("", "business_status")?;
+        let mode: Option<String> = row.try_get("", "business_mode")?;
+        let context = AppSendContext {
+            app_id: row.try_get("", "app_id")?,
+            business_id: row.try_get("", "business_id")?,
+            scopes: row.try_get("", "scopes")?,
+            business: status
+                .zip(mode)
+                .map(|(status, mode)| BusinessState { status, mode }),
+            owner_phone: row.try_get("", "owner_phone")?,
+            recipient: recipient_from_row(&row)?,
+        };
+        if let Some(slot) = contexts.get_mut(n as usize) {
+            *slot = Some(context);
+        }
+    }
+    Ok(contexts)
+}
+
+fn recipient_from_row(row: &sea_orm::QueryResult) -> AppResult<RecipientState> {
+    Ok(RecipientState {
+        user_id: row.try_get("", "recipient_id")?,
+        follow_status: row.try_get("", "follow_status")?,
+        marketing_opt_in: row
+            .try_get::<Option<bool>>("", "marketing_opt_in")?
+            .unwrap_or(false),
+    })
 }
 
 /// The recipient with this phone number and their follow of `business_id`, in one read.
@@ -96,16 +128,10 @@ pub async fn recipient_state(
          FROM users r LEFT JOIN follows f ON f.business_id = $1 AND f.user_id = r.id \
          WHERE r.phone_number = $2";
     let values = vec![business_id.into(), to.into()];
-    let Some(row) = db.query_one_raw(statement(db, SQL, values)).await? else {
-        return Ok(RecipientState::default());
-    };
-    Ok(RecipientState {
-        user_id: row.try_get("", "recipient_id")?,
-        follow_status: row.try_get("", "follow_status")?,
-        marketing_opt_in: row
-            .try_get::<Option<bool>>("", "marketing_opt_in")?
-            .unwrap_or(false),
-    })
+    match db.query_one_raw(statement(db, SQL, values)).await? {
+        Some(row) => recipient_from_row(&row),
+        None => Ok(RecipientState::default()),
+    }
 }
 
 /// The live record of an Idempotency-Key (None when absent or past its retention).

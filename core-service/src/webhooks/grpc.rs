@@ -129,6 +129,9 @@ pub struct JobGrpc {
 /// The most unreported jobs one stream holds for its worker.
 const MAX_IN_FLIGHT: u32 = 256;
 
+/// How long a busy stream waits for more room before leasing for a few slots.
+const LINGER: Duration = Duration::from_millis(2);
+
 /// How often an idle stream looks for deliveries that became due (retries, other cores).
 const POLL: Duration = Duration::from_millis(250);
 
@@ -163,6 +166,11 @@ impl pb::webhook_job_service_server::WebhookJobService for JobGrpc {
                 let Ok(permit) = tx.reserve().await else {
                     break;
                 };
+                if tx.capacity() + 1 < room / 2 {
+                    // The worker is busy and has just freed a slot: give it a moment to free
+                    // more, so one lease serves several jobs.
+                    tokio::time::sleep(LINGER).await;
+                }
                 let free = tx.capacity() + 1;
                 let leased = match jobs::lease(&core, free as u64).await {
                     Ok(jobs) => jobs,

@@ -1,0 +1,605 @@
+//! The send pipeline benchmark: the whole stack in one process (gateway, core, dispatcher and a
+//! webhook worker, as the all-in-one runs them) on SQLite or PostgreSQL, a loopback webhook
+//! receiver that records when each `message.sent` arrives, a live business with followers and
+//! N endpoints, and HTTP load with unique Idempotency-Keys:
+//!
+//! - closed loop: C connections sending back to back for D seconds;
+//! - fixed rate: R sends per second for D seconds (latency counted from each send's scheduled
+//!   time, so a stall is not hidden);
+//! - baseline: the machine's limit for a minimal accept transaction (4 indexed reads, 3 inserts,
+//!   one commit) driven at the same concurrency straight through sqlx, on the same database.
+//!
+//! It prints accepted sends/s, accept latency, send-to-webhook latency, deliveries/s during and
+//! after the load, the drain time, the process's RSS and, on PostgreSQL, SQL statements and
+//! commits per message.
+//!
+//!     cargo run --release -p e2e-tests --example bench -- --help
+#![allow(dead_code)]
+
+#[path = "../e2e/fixtures.rs"]
+mod fixtures;
+#[path = "../e2e/harness.rs"]
+mod harness;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use clap::Parser;
+use sea_orm::ConnectionTrait;
+use serde_json::json;
+
+use fixtures::{ALL_SCOPES, Business, follower, live_business};
+use harness::{Backend, Options, TestApp};
+
+#[derive(Debug, Parser)]
+#[command(about = "Send pipeline benchmark: accept rate, latencies and webhook delivery")]
+struct Args {
+    /// `sqlite` (a fresh file) or `postgres` (a fresh database on TEST_DATABASE_URL).
+    #[arg(long, default_value = "sqlite")]
+    db: String,
+    /// Closed-loop connections.
+    #[arg(long, default_value_t = 32)]
+    connections: usize,
+    /// Seconds of load per phase.
+    #[arg(long, default_value_t = 15)]
+    duration: u64,
+    /// Sends per second of the fixed-rate phase.
+    #[arg(long, default_value_t = 500)]
+    rate: u32,
+    /// Webhook endpoints subscribed to `message.sent` (each event goes to every one).
+    #[arg(long, default_value_t = 1)]
+    endpoints: usize,
+    /// Followers the sends rotate over.
+    #[arg(long, default_value_t = 10)]
+    followers: usize,
+    /// Phases to run, in order: closed, rate, baseline.
+    #[arg(long, value_delimiter = ',', default_value = "closed,rate,baseline")]
+    phases: Vec<String>,
+    /// The core's PostgreSQL pool size (DATABASE_MAX_CONNECTIONS).
+    #[arg(long, default_value_t = 10)]
+    pool: u32,
+    /// Seconds to wait for the webhook backlog to drain after a phase.
+    #[arg(long, default_value_t = 120)]
+    drain_timeout: u64,
+}
+
+/// Every `message.sent` delivery that reached the receiver: message id and arrival.
+#[derive(Default)]
+struct Arrivals {
+    seen: Mutex<HashSet<String>>,
+    log: Mutex<Vec<(String, Instant)>>,
+}
+
+async fn receive(
+    State(arrivals): State<Arc<Arrivals>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> StatusCode {
+    let at = Instant::now();
+    let delivery = headers
+        .get("x-service-delivery")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    // At least once: count a delivery id once.
+    if !arrivals.seen.lock().unwrap().insert(delivery) {
+        return StatusCode::OK;
+    }
+    let id = serde_json::from_slice::<serde_json::Value>(&body)
+        .ok()
+        .and_then(|v| v["data"]["message_send_id"].as_str().map(str::to_string))
+        .unwrap_or_default();
+    arrivals.log.lock().unwrap().push((id, at));
+    StatusCode::OK
+}
+
+async fn start_receiver() -> (Arc<Arrivals>, String) {
+    let arrivals = Arc::new(Arrivals::default());
+    let app = axum::Router::new()
+        .route("/hook/{n}", axum::routing::post(receive))
+        .with_state(arrivals.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (arrivals, base)
+}
+
+/// One accepted send: its id and when the answer came.
+type Accepted = (String, Instant);
+
+struct Load {
+    url: String,
+    token: String,
+    bodies: Vec<Bytes>,
+    http: reqwest::Client,
+}
+
+impl Load {
+    /// Sends one message; returns the id when accepted.
+    async fn send(&self, key: &str, n: usize) -> Option<String> {
+        let response = self
+            .http
+            .post(&self.url)
+            .header("authorization", &self.token)
+            .header("idempotency-key", key)
+            .header("content-type", "application/json")
+            .body(self.bodies[n % self.bodies.len()].clone())
+            .send()
+            .await
+            .ok()?;
+        if response.status() != 200 {
+            return None;
+        }
+        let body: serde_json::Value = response.json().await.ok()?;
+        body["data"]["id"].as_str().map(str::to_string)
+    }
+}
+
+struct PhaseResult {
+    accepted: Vec<Accepted>,
+    refused: usize,
+    latencies: Vec<Duration>,
+    started: Instant,
+    ended: Instant,
+}
+
+async fn closed_loop(
+    load: Arc<Load>,
+    connections: usize,
+    duration: Duration,
+    tag: &str,
+) -> PhaseResult {
+    let started = Instant::now();
+    let end = started + duration;
+    let tasks: Vec<_> = (0..connections)
+        .map(|c| {
+            let load = load.clone();
+            let tag = tag.to_string();
+            tokio::spawn(async move {
+                let mut accepted = Vec::new();
+                let mut latencies = Vec::new();
+                let mut refused = 0;
+                let mut i = 0usize;
+                while Instant::now() < end {
+                    let t = Instant::now();
+                    let key = format!("{tag}-{c}-{i}");
+                    match load.send(&key, c + i).await {
+                        Some(id) => {
+                            let done = Instant::now();
+                            latencies.push(done - t);
+                            accepted.push((id, done));
+                        }
+                        None => refused += 1,
+                    }
+                    i += 1;
+                }
+                (accepted, latencies, refused)
+            })
+        })
+        .collect();
+    let mut result = PhaseResult {
+        accepted: Vec::new(),
+        refused: 0,
+        latencies: Vec::new(),
+        started,
+        ended: started,
+    };
+    for task in tasks {
+        let (accepted, latencies, refused) = task.await.unwrap();
+        result.accepted.extend(accepted);
+        result.latencies.extend(latencies);
+        result.refused += refused;
+    }
+    result.ended = Instant::now();
+    result
+}
+
+async fn fixed_rate(load: Arc<Load>, rate: u32, duration: Duration, tag: &str) -> PhaseResult {
+    let started = Instant::now();
+    let total = (u64::from(rate) * duration.as_secs()) as usize;
+    let interval = Duration::from_secs_f64(1.0 / f64::from(rate.max(1)));
+    let results = Arc::new(Mutex::new((Vec::new(), Vec::new(), 0usize)));
+    let mut tasks = Vec::with_capacity(total);
+    for i in 0..total {
+        let scheduled = started + interval * i as u32;
+        tokio::time::sleep_until(scheduled.into()).await;
+        let load = load.clone();
+        let results = results.clone();
+        let key = format!("{tag}-{i}");
+        tasks.push(tokio::spawn(async move {
+            let sent = load.send(&key, i).await;
+            let done = Instant::now();
+            let mut results = results.lock().unwrap();
+            match sent {
+                Some(id) => {
+                    results.1.push(done - scheduled);
+                    results.0.push((id, done));
+                }
+                None => results.2 += 1,
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let ended = Instant::now();
+    let (accepted, latencies, refused) = std::mem::take(&mut *results.lock().unwrap());
+    PhaseResult {
+        accepted,
+        refused,
+        latencies,
+        started,
+        ended,
+    }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index].as_secs_f64() * 1e3
+}
+
+fn rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<f64>().ok())
+        })
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// Transactions committed (or rolled back) in this database so far, once the server's counters
+/// have settled (backends flush their statistics lazily).
+async fn pg_transactions(app: &TestApp) -> Option<i64> {
+    if app.core.db.get_database_backend() != sea_orm::DbBackend::Postgres {
+        return None;
+    }
+    let read = async || -> Option<i64> {
+        let row = app
+            .core
+            .db
+            .query_one_raw(sea_orm::Statement::from_string(
+                sea_orm::DbBackend::Postgres,
+                "SELECT (xact_commit + xact_rollback)::bigint AS n FROM pg_stat_database \
+                 WHERE datname = current_database()",
+            ))
+            .await
+            .ok()??;
+        row.try_get::<i64>("", "n").ok()
+    };
+    let mut last = read().await?;
+    for _ in 0..15 {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let now = read().await?;
+        if now - last <= 8 {
+            return Some(now);
+        }
+        last = now;
+    }
+    Some(last)
+}
+
+async fn report(
+    name: &str,
+    app: &TestApp,
+    args: &Args,
+    arrivals: &Arrivals,
+    before: (u64, Option<i64>, usize),
+    mut result: PhaseResult,
+) {
+    let load_secs = (result.ended - result.started).as_secs_f64();
+    let expected = result.accepted.len() * args.endpoints;
+    let drain_deadline = result.ended + Duration::from_secs(args.drain_timeout);
+    let drained = loop {
+        let got = arrivals.log.lock().unwrap().len() - before.2;
+        if got >= expected {
+            break true;
+        }
+        if Instant::now() > drain_deadline {
+            break false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let log: Vec<(String, Instant)> = arrivals.log.lock().unwrap()[before.2..].to_vec();
+    let last_arrival = log.iter().map(|(_, at)| *at).max().unwrap_or(result.ended);
+    let drain = last_arrival.saturating_duration_since(result.ended);
+    let during = log.iter().filter(|(_, at)| *at <= result.ended).count();
+    let after = log.len() - during;
+    let accepted_at: HashMap<&str, Instant> = result
+        .accepted
+        .iter()
+        .map(|(id, at)| (id.as_str(), *at))
+        .collect();
+    let mut webhook: Vec<Duration> = log
+        .iter()
+        .filter_map(|(id, at)| {
+            accepted_at
+                .get(id.as_str())
+                .map(|a| at.saturating_duration_since(*a))
+        })
+        .collect();
+    webhook.sort();
+    result.latencies.sort();
+    let statements = core_service::db::STATEMENTS.load(Ordering::Relaxed) - before.0;
+    let transactions = match before.1 {
+        Some(start) => pg_transactions(app).await.map(|end| end - start),
+        None => None,
+    };
+    let messages = result.accepted.len().max(1) as f64;
+
+    println!("\n== {name} ({:?}) ==", app.core.db.get_database_backend());
+    println!(
+        "accepted: {} sends in {:.1} s = {:.0} sends/s (refused or failed: {})",
+        result.accepted.len(),
+        load_secs,
+        result.accepted.len() as f64 / load_secs,
+        result.refused
+    );
+    println!(
+        "accept latency: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        percentile(&result.latencies, 0.50),
+        percentile(&result.latencies, 0.99),
+        percentile(&result.latencies, 1.0)
+    );
+    println!(
+        "send-to-webhook latency: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        percentile(&webhook, 0.50),
+        percentile(&webhook, 0.99),
+        percentile(&webhook, 1.0)
+    );
+    println!(
+        "webhook deliveries: {} of {} expected ({} endpoint(s)); {:.0}/s during the load, {} after it; drained {} {:.2} s after the load",
+        log.len(),
+        expected,
+        args.endpoints,
+        during as f64 / load_secs,
+        after,
+        if drained { "in" } else { "NOT within" },
+        drain.as_secs_f64()
+    );
+    println!("RSS after the load: {:.0} MB", rss_mb());
+    println!(
+        "SQL statements per message (the core's, BEGIN/COMMIT not counted): {:.2}",
+        statements as f64 / messages
+    );
+    if let Some(transactions) = transactions {
+        println!(
+            "commits per message (pg_stat_database): {:.2}; statements including BEGIN/COMMIT at most {:.2}",
+            transactions as f64 / messages,
+            (statements as f64 + 2.0 * transactions as f64) / messages
+        );
+    }
+}
+
+macro_rules! minimal_accept {
+    ($pool:expr, $c:expr, $i:expr, $ctx:expr) => {async {
+        let (token_hash, business_id, phone) = $ctx;
+        let mut tx = $pool.begin().await?;
+        let app: (sqlx::types::Uuid,) =
+            sqlx::query_as("SELECT business_id FROM developer_apps WHERE token_hash = $1")
+                .bind(token_hash)
+                .fetch_one(&mut *tx)
+                .await?;
+        let _: (String, String) =
+            sqlx::query_as("SELECT status, mode FROM business_accounts WHERE id = $1")
+                .bind(app.0)
+                .fetch_one(&mut *tx)
+                .await?;
+        let user: (sqlx::types::Uuid,) =
+            sqlx::query_as("SELECT id FROM users WHERE phone_number = $1")
+                .bind(phone)
+                .fetch_one(&mut *tx)
+                .await?;
+        let _: (String, bool) = sqlx::query_as(
+            "SELECT status, marketing_opt_in FROM follows WHERE business_id = $1 AND user_id = $2",
+        )
+        .bind(business_id)
+        .bind(user.0)
+        .fetch_one(&mut *tx)
+        .await?;
+        let id = uuid::Uuid::now_v7().to_string();
+        sqlx::query("INSERT INTO bench_keys (business_id, key, request_hash, message_id, expires_at_ms) VALUES ($1, $2, $3, $4, $5)")
+            .bind(business_id.to_string())
+            .bind(format!("baseline-{}-{}", $c, $i))
+            .bind("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
+            .bind(&id)
+            .bind(0i64)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("INSERT INTO bench_messages (id, business_id, recipient_user_id, to_phone, category, body, status, created_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)")
+            .bind(&id)
+            .bind(business_id.to_string())
+            .bind(user.0.to_string())
+            .bind(phone)
+            .bind("utility")
+            .bind("benchmark")
+            .bind("accepted")
+            .bind(0i64)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("INSERT INTO bench_outbox (message_id, due_at_ms) VALUES ($1, $2)")
+            .bind(&id)
+            .bind(0i64)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok::<(), sqlx::Error>(())
+    }.await};
+}
+
+/// The machine's limit: minimal accept transactions per second at the same concurrency.
+async fn baseline(
+    app: &TestApp,
+    biz: &Business,
+    phone: &str,
+    connections: usize,
+    duration: Duration,
+) {
+    for sql in [
+        "CREATE TABLE bench_keys (business_id VARCHAR(64) NOT NULL, key VARCHAR(255) NOT NULL, request_hash VARCHAR(64) NOT NULL, message_id VARCHAR(64), expires_at_ms BIGINT NOT NULL, PRIMARY KEY (business_id, key))",
+        "CREATE TABLE bench_messages (id VARCHAR(64) PRIMARY KEY, business_id VARCHAR(64) NOT NULL, recipient_user_id VARCHAR(64) NOT NULL, to_phone VARCHAR(20) NOT NULL, category VARCHAR(32) NOT NULL, body TEXT, status VARCHAR(16) NOT NULL, created_at_ms BIGINT NOT NULL)",
+        "CREATE TABLE bench_outbox (message_id VARCHAR(64) PRIMARY KEY, due_at_ms BIGINT NOT NULL)",
+    ] {
+        app.core
+            .db
+            .execute_unprepared(sql)
+            .await
+            .expect("baseline tables");
+    }
+    let token = biz.app_token.clone();
+    let token_hash = core_service::identity::tokens::hash_token(&token);
+    let business_id: sqlx::types::Uuid = biz.id.parse().unwrap();
+    let started = Instant::now();
+    let end = started + duration;
+    let backend = app.core.db.get_database_backend();
+    let tasks: Vec<_> = (0..connections)
+        .map(|c| {
+            let db = app.core.db.clone();
+            let token_hash = token_hash.clone();
+            let phone = phone.to_string();
+            tokio::spawn(async move {
+                let mut done = 0usize;
+                let mut latencies = Vec::new();
+                let mut i = 0usize;
+                while Instant::now() < end {
+                    let t = Instant::now();
+                    let ctx = (token_hash.as_str(), business_id, phone.as_str());
+                    let result = match backend {
+                        sea_orm::DbBackend::Postgres => {
+                            let pool = db.get_postgres_connection_pool();
+                            minimal_accept!(pool, c, i, ctx)
+                        }
+                        _ => {
+                            let pool = db.get_sqlite_connection_pool();
+                            minimal_accept!(pool, c, i, ctx)
+                        }
+                    };
+                    match result {
+                        Ok(()) => {
+                            done += 1;
+                            latencies.push(t.elapsed());
+                        }
+                        Err(err) => eprintln!("baseline transaction failed: {err}"),
+                    }
+                    i += 1;
+                }
+                (done, latencies)
+            })
+        })
+        .collect();
+    let mut done = 0;
+    let mut latencies = Vec::new();
+    for task in tasks {
+        let (n, l) = task.await.unwrap();
+        done += n;
+        latencies.extend(l);
+    }
+    latencies.sort();
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "\n== baseline ({backend:?}): minimal accept transaction (4 indexed reads, 3 inserts, 1 commit), {connections} tasks straight through sqlx =="
+    );
+    println!(
+        "{} transactions in {:.1} s = {:.0}/s; p50 {:.1} ms, p99 {:.1} ms",
+        done,
+        secs,
+        done as f64 / secs,
+        percentile(&latencies, 0.5),
+        percentile(&latencies, 0.99)
+    );
+}
+
+#[tokio::main]
+async fn main() {
+    let args = Args::parse();
+    let backend = match args.db.as_str() {
+        "postgres" | "pg" => Backend::Postgres,
+        "sqlite" => Backend::Sqlite,
+        other => panic!("--db takes sqlite or postgres, not {other}"),
+    };
+    let pool = args.pool;
+    let options = Options {
+        wall_clock: true,
+        configure: Some(Arc::new(move |config: &mut core_service::CoreConfig| {
+            // The benchmark measures the pipeline, not the limit.
+            config.limits.business_sends_per_second = 1_000_000;
+            config.database.database_max_connections = pool;
+        })),
+        ..Default::default()
+    };
+    let app = TestApp::spawn_with(backend, options)
+        .await
+        .expect("database reachable");
+    let biz = live_business(&app, "+14155550100", ALL_SCOPES).await;
+    let phones: Vec<String> = (0..args.followers.max(1))
+        .map(|i| format!("+1415555{:04}", 2000 + i))
+        .collect();
+    for phone in &phones {
+        follower(&app, &biz, phone, false).await;
+    }
+    let (arrivals, receiver) = start_receiver().await;
+    for n in 0..args.endpoints {
+        app.post(
+            "/business/webhooks",
+            Some(&biz.owner_token),
+            json!({ "url": format!("{receiver}/hook/{n}"), "events": ["message.sent"] }),
+        )
+        .await
+        .assert_ok(201);
+    }
+    let http = reqwest::Client::builder()
+        .no_proxy()
+        .pool_max_idle_per_host(args.connections.max(64))
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap();
+    let load = Arc::new(Load {
+        url: format!("{}/v1/{}/messages", app.base, biz.id),
+        token: format!("Bearer {}", biz.app_token),
+        bodies: phones
+            .iter()
+            .map(|to| {
+                Bytes::from(
+                    json!({ "to": to, "category": "utility", "body": "benchmark" }).to_string(),
+                )
+            })
+            .collect(),
+        http,
+    });
+    println!(
+        "stack up: {:?}, {} followers, {} endpoint(s), {} connections, {} s per phase",
+        backend, args.followers, args.endpoints, args.connections, args.duration
+    );
+    let duration = Duration::from_secs(args.duration);
+    for phase in &args.phases {
+        let before = (
+            core_service::db::STATEMENTS.load(Ordering::Relaxed),
+            pg_transactions(&app).await,
+            arrivals.log.lock().unwrap().len(),
+        );
+        match phase.as_str() {
+            "closed" => {
+                let result = closed_loop(load.clone(), args.connections, duration, "closed").await;
+                let name = format!("closed loop, {} connections", args.connections);
+                report(&name, &app, &args, &arrivals, before, result).await;
+            }
+            "rate" => {
+                let result = fixed_rate(load.clone(), args.rate, duration, "rate").await;
+                let name = format!("fixed rate, {} sends/s", args.rate);
+                report(&name, &app, &args, &arrivals, before, result).await;
+            }
+            "baseline" => baseline(&app, &biz, &phones[0], args.connections, duration).await,
+            other => eprintln!("unknown phase {other}"),
+        }
+    }
+}
