@@ -34,6 +34,12 @@ impl AppError {
         }
     }
 
+    /// A request that a background task of this core should have answered, and did not (it
+    /// stopped: the core is shutting down).
+    pub fn shutting_down() -> Self {
+        Self::new(ErrorCode::ServiceUnavailable, "the core is shutting down")
+    }
+
     pub fn internal(detail: impl Into<String>) -> Self {
         Self::new(ErrorCode::InternalError, detail)
     }

@@ -961,3 +961,56 @@ e2e!(
         history.assert_ok(200);
     }
 );
+
+e2e!(
+    concurrent_sends_sharing_a_commit_each_get_their_own_answer,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        let original = send_v1(&app, &biz, utility(FAN), Some("dup")).await;
+        original.assert_ok(200);
+        let original_id = original.data()["id"].as_str().unwrap().to_string();
+        let other = json!({ "to": FAN, "category": "utility", "body": "Something else" });
+        let text = json!({ "to": FAN, "body": "Your table is ready" });
+        // Fresh sends, replays, conflicts and a per-recipient limit, all at once: whatever
+        // batches they share, one send's refusal never fails another.
+        let fresh = (0..10).map(|i| {
+            let key = format!("fresh-{i}");
+            let app = &app;
+            let biz = &biz;
+            async move { send_v1(app, biz, utility(FAN), Some(&key)).await }
+        });
+        let replays = (0..10).map(|_| send_v1(&app, &biz, utility(FAN), Some("dup")));
+        let conflicts = (0..5).map(|_| send_v1(&app, &biz, other.clone(), Some("dup")));
+        let services = (0..5).map(|_| send_service(&app, &biz, text.clone(), None));
+        let (fresh, replays, conflicts, services) = futures::join!(
+            futures::future::join_all(fresh),
+            futures::future::join_all(replays),
+            futures::future::join_all(conflicts),
+            futures::future::join_all(services),
+        );
+        let mut ids = std::collections::HashSet::new();
+        for reply in &fresh {
+            reply.assert_ok(200);
+            ids.insert(reply.data()["id"].as_str().unwrap().to_string());
+        }
+        assert_eq!(ids.len(), 10);
+        assert!(!ids.contains(&original_id));
+        for reply in &replays {
+            reply.assert_ok(200);
+            assert_eq!(reply.data()["id"], original_id.as_str());
+        }
+        for reply in &conflicts {
+            reply.assert_error(409, "idempotency_key_conflict");
+        }
+        let sent = services.iter().filter(|r| r.status == 200).count();
+        assert_eq!(sent, 1, "one service message per recipient per minute");
+        for reply in services.iter().filter(|r| r.status != 200) {
+            reply.assert_error(429, "business_send_rate_limited");
+        }
+        let history = app
+            .get("/business/messages?limit=200", Some(&biz.owner_token))
+            .await;
+        assert_eq!(history.data()["messages"].as_array().unwrap().len(), 12);
+    }
+);

@@ -24,13 +24,6 @@ pub struct AppView {
     pub scopes: Scopes,
 }
 
-/// A credential presented by a server: the app and its business.
-#[derive(Debug, Clone)]
-pub struct AppCaller {
-    pub app: developer_apps::Model,
-    pub scopes: Scopes,
-}
-
 fn view(app: developer_apps::Model) -> AppResult<AppView> {
     Ok(AppView {
         scopes: Scopes::from_db(&app.scopes)?,
@@ -133,6 +126,9 @@ pub async fn delete(core: &Core, authorization: Option<&str>, id: &str) -> AppRe
     Ok(())
 }
 
+/// The answer to a missing, malformed, unknown, rotated or deleted app token. The app behind a
+/// token is read with every send (`messaging::reader`), never cached, so a rotated or deleted
+/// token fails on its very next request on every core.
 pub fn invalid_app_token() -> AppError {
     AppError::new(ErrorCode::InvalidAppToken, "a valid app token is required")
 }
@@ -145,19 +141,4 @@ pub fn app_token(authorization: Option<&str>) -> AppResult<&str> {
         .and_then(bearer)
         .filter(|t| t.starts_with(TOKEN_PREFIX) && t.len() <= 128)
         .ok_or_else(invalid_app_token)
-}
-
-/// The app behind `authorization: Bearer sva_...`: one lookup by the token's hash (a unique
-/// index), so no scan and no timing difference between apps.
-///
-/// Errors: `invalid_app_token`.
-pub async fn authenticate_app(core: &Core, authorization: Option<&str>) -> AppResult<AppCaller> {
-    let token = app_token(authorization)?;
-    let app = store::by_token_hash(&core.db, &hash_token(token))
-        .await?
-        .ok_or_else(invalid_app_token)?;
-    Ok(AppCaller {
-        scopes: Scopes::from_db(&app.scopes)?,
-        app,
-    })
 }

@@ -32,17 +32,6 @@ pub async fn find(
         .await?)
 }
 
-/// The app whose token hashes to `hash`: one indexed lookup.
-pub async fn by_token_hash(
-    db: &impl ConnectionTrait,
-    hash: &str,
-) -> AppResult<Option<developer_apps::Model>> {
-    Ok(developer_apps::Entity::find()
-        .filter(developer_apps::Column::TokenHash.eq(hash))
-        .one(db)
-        .await?)
-}
-
 pub async fn insert(
     db: &impl ConnectionTrait,
     app: developer_apps::ActiveModel,

@@ -16,8 +16,7 @@ use crate::state::Core;
 const LEASE: Duration = Duration::from_secs(30);
 /// How often an idle dispatcher looks for due rows written by other cores.
 const POLL: Duration = Duration::from_millis(500);
-/// A batch smaller than this is followed by a short pause ([`LINGER`]) before the next lease.
-const LINGER_BELOW: usize = 32;
+/// The pause after a small batch before the next lease (longer after a very small one).
 const LINGER: Duration = Duration::from_millis(4);
 /// The most messages one lease takes.
 const BATCH: usize = 128;
@@ -42,72 +41,71 @@ impl Dispatcher {
     }
 
     /// Runs until `cancel` fires. Wakes at once when this core accepts a message, and polls for
-    /// the others'. Several lanes lease and record at once (their leases never overlap), so one
-    /// batch's round trips do not hold up the next.
+    /// the others'. One loop leases; up to a few leased batches are delivered and recorded at
+    /// once (their leases never overlap), so one batch's round trips do not hold up the next.
+    /// Under a light stream of sends the loop lingers a little between leases, so that each
+    /// lease and its transaction serve several messages.
     pub async fn run(self, cancel: CancellationToken) {
-        let lanes = match self.core.db.get_database_backend() {
+        let in_flight = match self.core.db.get_database_backend() {
             sea_orm::DbBackend::Postgres => 4,
             _ => 2,
         };
+        let slots = Arc::new(tokio::sync::Semaphore::new(in_flight));
         let this = Arc::new(self);
-        let tasks: Vec<_> = (0..lanes)
-            .map(|_| tokio::spawn(this.clone().lane(cancel.clone())))
-            .collect();
-        for task in tasks {
-            let _ = task.await;
-        }
-    }
-
-    async fn lane(self: Arc<Self>, cancel: CancellationToken) {
         loop {
-            let leased = match self.dispatch_due().await {
-                Ok(n) => n,
+            let Ok(slot) = slots.clone().acquire_owned().await else {
+                return;
+            };
+            let leased = match this.lease().await {
+                Ok(ids) => ids,
                 Err(err) => {
-                    tracing::warn!(error = %err, "dispatching failed");
-                    0
+                    tracing::warn!(error = %err, "leasing messages failed");
+                    Vec::new()
                 }
             };
-            if leased >= LINGER_BELOW {
-                continue;
+            let count = leased.len();
+            if count > 0 {
+                let this = this.clone();
+                tokio::spawn(async move {
+                    let _slot = slot;
+                    this.deliver_leased(leased).await;
+                });
+            } else {
+                drop(slot);
             }
-            if leased > 0 {
-                // A small batch under a steady stream: let the next one gather a little, so
-                // that the per-batch round trips are shared by more messages.
-                tokio::select! {
-                    () = cancel.cancelled() => return,
-                    () = tokio::time::sleep(LINGER) => {}
-                }
-                continue;
-            }
+            let pause = match count {
+                0 => None,
+                n if n < 8 => Some(LINGER * 3),
+                n if n < BATCH / 4 => Some(LINGER),
+                _ => Some(Duration::ZERO),
+            };
             tokio::select! {
-                () = cancel.cancelled() => return,
-                () = self.core.dispatch_wakeup.notified() => {}
-                () = tokio::time::sleep(POLL) => {}
+                () = cancel.cancelled() => break,
+                () = self_wait(&this.core, pause) => {}
             }
         }
+        // Let the batches under way finish (their leases would lapse otherwise).
+        let _ = slots.acquire_many(in_flight as u32).await;
     }
 
-    /// Leases and delivers one batch of due messages; returns how many were leased. The whole
-    /// batch's outcomes are recorded in one transaction.
-    pub async fn dispatch_due(&self) -> anyhow::Result<usize> {
+    async fn lease(&self) -> crate::error::AppResult<Vec<Uuid>> {
         let now = self.core.clock.now_ms();
-        let ids = store::lease_due(
+        store::lease_due(
             &self.core.db,
             &self.owner,
             now,
             now + LEASE.as_millis() as i64,
             BATCH.max(self.concurrency) as u64,
         )
-        .await?;
-        if ids.is_empty() {
-            return Ok(0);
-        }
+        .await
+    }
+
+    async fn deliver_leased(&self, ids: Vec<Uuid>) {
         if let Err(err) = self.dispatch(&ids).await {
             tracing::warn!(error = %err, messages = ids.len(), "delivery attempt failed; will retry");
             let due = self.core.clock.now_ms() + BACKOFF.as_millis() as i64;
             let _ = store::postpone(&self.core.db, &ids, due).await;
         }
-        Ok(ids.len())
     }
 
     async fn dispatch(&self, ids: &[Uuid]) -> crate::error::AppResult<()> {
@@ -151,5 +149,20 @@ impl Dispatcher {
             "message outcomes recorded"
         );
         Ok(())
+    }
+}
+
+/// Waits `pause` (after a batch), or until this core accepts a message or the poll interval
+/// passes (when idle).
+async fn self_wait(core: &Core, pause: Option<Duration>) {
+    match pause {
+        Some(pause) if pause.is_zero() => {}
+        Some(pause) => tokio::time::sleep(pause).await,
+        None => {
+            tokio::select! {
+                () = core.dispatch_wakeup.notified() => {}
+                () = tokio::time::sleep(POLL) => {}
+            }
+        }
     }
 }

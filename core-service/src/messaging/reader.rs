@@ -69,14 +69,7 @@ impl ContextReader {
         self.tx
             .send(((token_hash, to), reply))
             .await
-            .map_err(|_| unavailable())?;
-        answer.await.map_err(|_| unavailable())?
+            .map_err(|_| AppError::shutting_down())?;
+        answer.await.map_err(|_| AppError::shutting_down())?
     }
-}
-
-fn unavailable() -> AppError {
-    AppError::new(
-        proto::ErrorCode::ServiceUnavailable,
-        "the core is shutting down",
-    )
 }

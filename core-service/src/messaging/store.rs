@@ -352,10 +352,6 @@ pub async fn write_sends(
     Ok(written)
 }
 
-pub async fn message(db: &impl ConnectionTrait, id: Uuid) -> AppResult<Option<messages::Model>> {
-    Ok(messages::Entity::find_by_id(id).one(db).await?)
-}
-
 /// The newest `limit` messages of a business.
 pub async fn recent(
     db: &impl ConnectionTrait,

@@ -52,16 +52,9 @@ impl SendWriter {
         self.tx
             .send((send, reply))
             .await
-            .map_err(|_| unavailable())?;
-        answer.await.map_err(|_| unavailable())?
+            .map_err(|_| AppError::shutting_down())?;
+        answer.await.map_err(|_| AppError::shutting_down())?
     }
-}
-
-fn unavailable() -> AppError {
-    AppError::new(
-        proto::ErrorCode::ServiceUnavailable,
-        "the core is shutting down",
-    )
 }
 
 struct Task {

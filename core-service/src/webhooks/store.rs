@@ -31,10 +31,6 @@ pub async fn find(
         .await?)
 }
 
-pub async fn by_id(db: &impl ConnectionTrait, id: Uuid) -> AppResult<Option<webhooks::Model>> {
-    Ok(webhooks::Entity::find_by_id(id).one(db).await?)
-}
-
 /// Whether another endpoint of the business has this URL.
 pub async fn url_taken(
     db: &impl ConnectionTrait,
@@ -278,13 +274,6 @@ pub async fn release(db: &impl ConnectionTrait, id: Uuid, token: &str) -> AppRes
         .exec(db)
         .await?;
     Ok(())
-}
-
-pub async fn delivery(
-    db: &impl ConnectionTrait,
-    id: Uuid,
-) -> AppResult<Option<webhook_deliveries::Model>> {
-    Ok(webhook_deliveries::Entity::find_by_id(id).one(db).await?)
 }
 
 /// What an attempt's report changes.
