@@ -113,29 +113,50 @@ async fn start_receiver() -> (Arc<Arrivals>, String) {
 type Accepted = (String, Instant);
 
 struct Load {
-    url: String,
+    addr: String,
+    path: String,
     token: String,
     bodies: Vec<Bytes>,
-    http: reqwest::Client,
+}
+
+/// One keep-alive HTTP/1.1 connection to the gateway (a wrk-like client: no pool, no
+/// redirects, no per-request timers).
+struct Connection {
+    sender: hyper::client::conn::http1::SendRequest<http_body_util::Full<Bytes>>,
 }
 
 impl Load {
-    /// Sends one message; returns the id when accepted.
-    async fn send(&self, key: &str, n: usize) -> Option<String> {
-        let response = self
-            .http
-            .post(&self.url)
+    async fn connect(&self) -> Connection {
+        let stream = tokio::net::TcpStream::connect(&self.addr).await.unwrap();
+        stream.set_nodelay(true).unwrap();
+        let (sender, connection) =
+            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+                .await
+                .unwrap();
+        tokio::spawn(connection);
+        Connection { sender }
+    }
+
+    /// Sends one message on `connection`; returns the id when accepted.
+    async fn send(&self, connection: &mut Connection, key: &str, n: usize) -> Option<String> {
+        use http_body_util::BodyExt;
+        connection.sender.ready().await.ok()?;
+        let request = hyper::Request::post(&self.path)
+            .header("host", &self.addr)
             .header("authorization", &self.token)
             .header("idempotency-key", key)
             .header("content-type", "application/json")
-            .body(self.bodies[n % self.bodies.len()].clone())
-            .send()
-            .await
+            .body(http_body_util::Full::new(
+                self.bodies[n % self.bodies.len()].clone(),
+            ))
             .ok()?;
-        if response.status() != 200 {
+        let response = connection.sender.send_request(request).await.ok()?;
+        let ok = response.status() == 200;
+        let body = response.into_body().collect().await.ok()?.to_bytes();
+        if !ok {
             return None;
         }
-        let body: serde_json::Value = response.json().await.ok()?;
+        let body: serde_json::Value = serde_json::from_slice(&body).ok()?;
         body["data"]["id"].as_str().map(str::to_string)
     }
 }
@@ -165,16 +186,20 @@ async fn closed_loop(
                 let mut latencies = Vec::new();
                 let mut refused = 0;
                 let mut i = 0usize;
+                let mut connection = load.connect().await;
                 while Instant::now() < end {
                     let t = Instant::now();
                     let key = format!("{tag}-{c}-{i}");
-                    match load.send(&key, c + i).await {
+                    match load.send(&mut connection, &key, c + i).await {
                         Some(id) => {
                             let done = Instant::now();
                             latencies.push(done - t);
                             accepted.push((id, done));
                         }
-                        None => refused += 1,
+                        None => {
+                            refused += 1;
+                            connection = load.connect().await;
+                        }
                     }
                     i += 1;
                 }
@@ -204,6 +229,8 @@ async fn fixed_rate(load: Arc<Load>, rate: u32, duration: Duration, tag: &str) -
     let total = (u64::from(rate) * duration.as_secs()) as usize;
     let interval = Duration::from_secs_f64(1.0 / f64::from(rate.max(1)));
     let results = Arc::new(Mutex::new((Vec::new(), Vec::new(), 0usize)));
+    // Idle keep-alive connections, opened as the rate needs them.
+    let connections: Arc<Mutex<Vec<Connection>>> = Arc::new(Mutex::new(Vec::new()));
     let mut tasks = Vec::with_capacity(total);
     for i in 0..total {
         let scheduled = started + interval * i as u32;
@@ -211,8 +238,17 @@ async fn fixed_rate(load: Arc<Load>, rate: u32, duration: Duration, tag: &str) -
         let load = load.clone();
         let results = results.clone();
         let key = format!("{tag}-{i}");
+        let connections = connections.clone();
         tasks.push(tokio::spawn(async move {
-            let sent = load.send(&key, i).await;
+            let connection = connections.lock().unwrap().pop();
+            let mut connection = match connection {
+                Some(c) => c,
+                None => load.connect().await,
+            };
+            let sent = load.send(&mut connection, &key, i).await;
+            if sent.is_some() {
+                connections.lock().unwrap().push(connection);
+            }
             let done = Instant::now();
             let mut results = results.lock().unwrap();
             match sent {
@@ -557,14 +593,9 @@ async fn main() {
         .await
         .assert_ok(201);
     }
-    let http = reqwest::Client::builder()
-        .no_proxy()
-        .pool_max_idle_per_host(args.connections.max(64))
-        .timeout(Duration::from_secs(60))
-        .build()
-        .unwrap();
     let load = Arc::new(Load {
-        url: format!("{}/v1/{}/messages", app.base, biz.id),
+        addr: app.base.trim_start_matches("http://").to_string(),
+        path: format!("/v1/{}/messages", biz.id),
         token: format!("Bearer {}", biz.app_token),
         bodies: phones
             .iter()
@@ -574,7 +605,6 @@ async fn main() {
                 )
             })
             .collect(),
-        http,
     });
     println!(
         "stack up: {:?}, {} followers, {} endpoint(s), {} connections, {} s per phase",
