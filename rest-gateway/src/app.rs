@@ -68,6 +68,22 @@ pub fn router(state: AppState, config: &GatewayConfig) -> Router {
     .layer(PropagateRequestIdLayer::new(request_id.clone()))
     .layer(TraceLayer::new_for_http())
     .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
+    .layer(axum::middleware::map_request(drop_unusable_request_id))
+}
+
+/// Keeps a client's `X-Request-Id` only when it is 1 to 128 visible ASCII characters; any
+/// other value is dropped, and a new UUID takes its place.
+async fn drop_unusable_request_id(mut request: axum::extract::Request) -> axum::extract::Request {
+    let usable = |value: &axum::http::HeaderValue| {
+        let bytes = value.as_bytes();
+        (1..=128).contains(&bytes.len()) && bytes.iter().all(|b| (0x21..=0x7e).contains(b))
+    };
+    let headers = request.headers_mut();
+    let values: Vec<_> = headers.get_all("x-request-id").iter().collect();
+    if values.len() != 1 || !usable(values[0]) {
+        headers.remove("x-request-id");
+    }
+    request
 }
 
 /// A gateway whose listener is bound.

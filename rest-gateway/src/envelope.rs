@@ -10,7 +10,7 @@ use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::{PartialSchema, ToSchema};
 
-/// `{success, message, data, timestamp}`.
+/// `{success, message, data, timestamp}`, and on failure `detail`.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Envelope<T: ToSchema> {
     /// true on success, false on failure.
@@ -22,6 +22,10 @@ pub struct Envelope<T: ToSchema> {
     /// When the answer was made (RFC 3339, UTC).
     #[schema(value_type = String, format = DateTime)]
     pub timestamp: String,
+    /// Failures only: one sentence saying why, naming the field and the rule where there is
+    /// one. Never a secret, a stack trace or SQL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 /// JSON `null`: the `data` of failures and of empty successes.
@@ -61,6 +65,7 @@ pub fn reply<T: Serialize + ToSchema>(status: StatusCode, message: &str, data: T
         message: message.to_string(),
         data,
         timestamp: now(),
+        detail: None,
     };
     (status, Json(body)).into_response()
 }
@@ -100,6 +105,7 @@ impl IntoResponse for ApiError {
             message: code.as_str().to_string(),
             data: Null,
             timestamp: now(),
+            detail: Some(public_detail(code, &self.0.detail)),
         };
         let mut response = (status, Json(body)).into_response();
         if status == StatusCode::TOO_MANY_REQUESTS {
@@ -114,6 +120,36 @@ impl IntoResponse for ApiError {
 
 pub type ApiResult = Result<Response, ApiError>;
 
+/// What a failure's `detail` says. A client mistake (4xx) carries the sentence the core or the
+/// gateway wrote for it; a server-side failure (5xx) carries a fixed sentence, so that no
+/// internal text (a transport error, a database message) ever reaches a client.
+pub fn public_detail(code: ErrorCode, detail: &str) -> String {
+    let fixed = match code {
+        ErrorCode::InternalError => {
+            Some("an unexpected error occurred; X-Request-Id identifies it in the service logs")
+        }
+        ErrorCode::ServiceUnavailable => {
+            Some("the service is temporarily unavailable; try again shortly")
+        }
+        ErrorCode::SmsDeliveryUnavailable => {
+            Some("the code could not be sent by SMS right now; try again later")
+        }
+        _ if code.http_status() >= 500 => Some("the service could not complete the request"),
+        _ => None,
+    };
+    match fixed {
+        Some(text) => text.to_string(),
+        None => {
+            let text = detail.trim();
+            if text.is_empty() {
+                code.as_str().replace('_', " ")
+            } else {
+                text.chars().take(300).collect()
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,12 +157,13 @@ mod tests {
     use std::time::Duration;
 
     /// Every catalogue code, raised by the core as a gRPC status, reaches the HTTP client with
-    /// its status, its code as `message`, `data: null`, and `Retry-After` on 429.
+    /// its status, its code as `message`, `data: null`, a `detail` (the core's sentence for a
+    /// client mistake, a fixed one for a server failure), and `Retry-After` on 429.
     #[tokio::test]
     async fn every_catalogue_code_maps_to_its_status_and_envelope() {
         for &code in ErrorCode::ALL {
             let retry = (code.http_status() == 429).then(|| Duration::from_millis(2_100));
-            let status = code.to_status("detail that must not leak", retry);
+            let status = code.to_status("body: at most 4096 characters", retry);
             let response = ApiError::from(status).into_response();
             assert_eq!(response.status().as_u16(), code.http_status(), "{code}");
             let retry_after = response
@@ -144,8 +181,14 @@ mod tests {
             assert_eq!(json["message"], code.as_str());
             assert!(json["data"].is_null());
             assert!(json["timestamp"].is_string());
-            assert_eq!(json.as_object().unwrap().len(), 4);
-            assert!(!String::from_utf8_lossy(&body).contains("must not leak"));
+            assert_eq!(json.as_object().unwrap().len(), 5);
+            let detail = json["detail"].as_str().unwrap();
+            assert!(!detail.is_empty(), "{code}");
+            if code.http_status() >= 500 {
+                assert_ne!(detail, "body: at most 4096 characters", "{code}");
+            } else {
+                assert_eq!(detail, "body: at most 4096 characters", "{code}");
+            }
         }
     }
 
@@ -157,5 +200,7 @@ mod tests {
         let body = to_bytes(response.into_body(), usize::MAX).await.unwrap();
         let json: serde_json::Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(json["message"], "service_unavailable");
+        let detail = json["detail"].as_str().unwrap();
+        assert!(!detail.contains("tcp"), "{detail}");
     }
 }

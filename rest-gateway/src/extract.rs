@@ -25,26 +25,79 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::new(ErrorCode::PayloadTooLarge, "request body too large")
+                ApiError::new(
+                    ErrorCode::PayloadTooLarge,
+                    "request body: larger than this service accepts (MAX_BODY_BYTES)",
+                )
             } else {
-                ApiError::new(ErrorCode::MalformedJson, rejection.body_text())
+                ApiError::new(ErrorCode::MalformedJson, "request body: could not be read")
             }
         })?;
         parse_json(&bytes).map(JsonBody)
     }
 }
 
-/// Parses a JSON request body into `T` with the envelope's error codes.
+/// Parses a JSON request body into `T` with the envelope's error codes; the `detail` names the
+/// field (`body: invalid type: integer `5`, expected a string`) or where the syntax broke.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    serde_json::from_slice(bytes).map_err(|err| {
-        use serde_json::error::Category;
-        match err.classify() {
-            Category::Data => ApiError::new(ErrorCode::InvalidRequest, err.to_string()),
-            Category::Syntax | Category::Eof | Category::Io => {
-                ApiError::new(ErrorCode::MalformedJson, err.to_string())
-            }
+    // Every body of this API is an object (serde would also take an array for a struct).
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(match serde_json::from_slice::<serde_json::Value>(bytes) {
+            Ok(_) => ApiError::new(
+                ErrorCode::InvalidRequest,
+                "request body: expected a JSON object",
+            ),
+            Err(err) => ApiError::new(
+                ErrorCode::MalformedJson,
+                format!("request body: not valid JSON ({err})"),
+            ),
+        });
+    }
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let parsed: T = serde_path_to_error::deserialize(&mut deserializer).map_err(json_error)?;
+    deserializer.end().map_err(|err| {
+        ApiError::new(
+            ErrorCode::MalformedJson,
+            format!("request body: not valid JSON ({})", without_position(&err)),
+        )
+    })?;
+    Ok(parsed)
+}
+
+fn json_error(err: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
+    use serde_json::error::Category;
+    let path = err.path().to_string();
+    let inner = err.inner();
+    match inner.classify() {
+        Category::Data => {
+            let field = if path == "." || path.is_empty() {
+                "request body".to_string()
+            } else {
+                path
+            };
+            ApiError::new(
+                ErrorCode::InvalidRequest,
+                format!("{field}: {}", without_position(inner)),
+            )
         }
-    })
+        Category::Syntax | Category::Eof | Category::Io => ApiError::new(
+            ErrorCode::MalformedJson,
+            format!("request body: not valid JSON ({inner})"),
+        ),
+    }
+}
+
+/// serde_json's message without its ` at line L column C` (the field is named instead) and
+/// without the names of this service's own types.
+fn without_position(err: &serde_json::Error) -> String {
+    let mut text = err.to_string();
+    if let Some(at) = text.rfind(" at line ") {
+        text.truncate(at);
+    }
+    match text.find("expected struct ") {
+        Some(at) => format!("{}expected a JSON object", &text[..at]),
+        None => text,
+    }
 }
 
 /// A path segment that must be a UUID; anything else is no such resource (404 `not_found`).

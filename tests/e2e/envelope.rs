@@ -86,7 +86,8 @@ e2e!(an_internal_error_is_500_without_details, |app| async move {
     reply.assert_error(500, "internal_error");
     let text = reply.body.to_string();
     assert!(!text.contains("team_members"), "{text}");
-    assert_eq!(reply.body.as_object().unwrap().len(), 4, "{text}");
+    assert_eq!(reply.body.as_object().unwrap().len(), 5, "{text}");
+    assert!(!reply.body["detail"].as_str().unwrap().is_empty(), "{text}");
 });
 
 e2e!(every_answer_carries_a_request_id, |app| async move {
@@ -101,3 +102,92 @@ e2e!(every_answer_carries_a_request_id, |app| async move {
         .unwrap();
     assert_eq!(sent.headers()["x-request-id"], "abc-123");
 });
+
+e2e!(
+    a_request_id_that_is_not_1_to_128_visible_characters_is_replaced,
+    |app| async move {
+        for bad in [
+            "x".repeat(129),
+            "has space".to_string(),
+            "tab\there".to_string(),
+        ] {
+            let sent = app
+                .http
+                .get(format!("{}/no/such/path", app.base))
+                .header("x-request-id", bad.as_str())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(sent.status(), 404);
+            let id = sent.headers()["x-request-id"].to_str().unwrap().to_string();
+            assert_ne!(id, bad);
+            assert!(uuid::Uuid::parse_str(&id).is_ok(), "{id}");
+        }
+        let longest = "a".repeat(128);
+        let sent = app
+            .http
+            .get(format!("{}/no/such/path", app.base))
+            .header("x-request-id", longest.as_str())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(sent.headers()["x-request-id"], longest.as_str());
+    }
+);
+
+e2e!(
+    failures_say_why_in_detail_naming_the_field,
+    |app| async move {
+        use crate::fixtures::{ALL_SCOPES, live_business, send_v1};
+        let detail =
+            |reply: &crate::harness::Reply| reply.body["detail"].as_str().unwrap().to_string();
+        // The gateway's own refusals.
+        let unknown = app.get("/no/such/path", None).await;
+        unknown.assert_error(404, "not_found");
+        assert!(!detail(&unknown).is_empty());
+        let malformed = app
+            .request(
+                reqwest::Method::POST,
+                "/auth/business/otp/request",
+                None,
+                Some(crate::harness::RawBody::Text("{\"phone_number\":".into())),
+            )
+            .await;
+        malformed.assert_error(400, "malformed_json");
+        assert!(
+            detail(&malformed).starts_with("request body: not valid JSON"),
+            "{}",
+            malformed.body
+        );
+        let not_object = app
+            .post("/auth/business/otp/request", None, json!(["+14155550123"]))
+            .await;
+        not_object.assert_error(400, "invalid_request");
+        assert_eq!(detail(&not_object), "request body: expected a JSON object");
+        // A wrong type names its field; the core's rules name theirs.
+        let biz = live_business(&app, "+14155550100", ALL_SCOPES).await;
+        let typed = send_v1(
+            &app,
+            &biz,
+            json!({ "to": "+14155550200", "category": "utility", "body": 5 }),
+            None,
+        )
+        .await;
+        typed.assert_error(400, "invalid_request");
+        assert_eq!(detail(&typed), "body: must be a string");
+        let long = send_v1(
+            &app,
+            &biz,
+            json!({ "to": "+14155550200", "category": "utility", "body": "x".repeat(4097) }),
+            None,
+        )
+        .await;
+        long.assert_error(400, "invalid_request");
+        assert_eq!(detail(&long), "body: at most 4096 characters");
+        // Successes are unchanged: four fields, no detail.
+        let me = app.get("/business/me", Some(&biz.owner_token)).await;
+        me.assert_ok(200);
+        assert!(me.body.get("detail").is_none(), "{}", me.body);
+        assert_eq!(me.body.as_object().unwrap().len(), 4);
+    }
+);
