@@ -191,3 +191,44 @@ e2e!(
         assert_eq!(me.body.as_object().unwrap().len(), 4);
     }
 );
+
+e2e!(
+    unknown_fields_are_refused_naming_the_field_inside_message_content_too,
+    |app| async move {
+        use crate::fixtures::{ALL_SCOPES, live_business, send_v1};
+        let biz = live_business(&app, "+14155550100", ALL_SCOPES).await;
+        let typo = send_v1(
+            &app,
+            &biz,
+            json!({ "to": "+14155550200", "category": "marketing", "message_contnet": {"text": "hi"} }),
+            None,
+        )
+        .await;
+        typo.assert_error(400, "invalid_request");
+        let detail = typo.body["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("unknown field `message_contnet`"),
+            "{detail}"
+        );
+        let inner = send_v1(
+            &app,
+            &biz,
+            json!({ "to": "+14155550200", "category": "marketing",
+                    "message_content": {"text": "hi", "colour": "red"} }),
+            None,
+        )
+        .await;
+        inner.assert_error(400, "invalid_request");
+        assert_eq!(
+            inner.body["detail"],
+            "message_content.colour: unknown field"
+        );
+        app.post(
+            "/auth/business/otp/request",
+            None,
+            json!({ "phone_number": "+14155550123", "channel": "sms" }),
+        )
+        .await
+        .assert_error(400, "invalid_request");
+    }
+);

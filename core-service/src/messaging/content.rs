@@ -105,9 +105,10 @@ fn parse_content(json: Option<&str>) -> AppResult<Option<Map<String, Value>>> {
 
 fn only_keys(map: &Map<String, Value>, allowed: &[&str]) -> AppResult<()> {
     match map.keys().find(|k| !allowed.contains(&k.as_str())) {
-        Some(k) => Err(content_error(&format!(
-            "message_content: unknown field {k}"
-        ))),
+        Some(k) => Err(AppError::new(
+            ErrorCode::InvalidRequest,
+            format!("message_content.{k}: unknown field"),
+        )),
         None => Ok(()),
     }
 }
@@ -358,7 +359,6 @@ mod tests {
             r#"{"code":"123456789"}"#,
             r#"{"code":1234}"#,
             r#"{}"#,
-            r#"{"code":"1234","x":1}"#,
             "[]",
             "3",
         ] {
@@ -403,7 +403,6 @@ mod tests {
             r#"{"text":"x","image_url":"http://insecure.example"}"#,
             r#"{"text":"x","buttons":[{"label":"a","url":"https://a.example"},{"label":"b","url":"https://a.example"},{"label":"c","url":"https://a.example"},{"label":"d","url":"https://a.example"}]}"#,
             r#"{"text":"x","buttons":[{"label":"a"}]}"#,
-            r#"{"text":"x","other":1}"#,
         ] {
             assert_eq!(
                 code(send(None, Some(bad))),
@@ -411,6 +410,28 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn unknown_content_fields_are_invalid_requests_naming_the_field() {
+        let auth = parse_category_send(
+            TO,
+            Some("authentication"),
+            None,
+            Some(r#"{"code":"1234","x":1}"#),
+            None,
+        );
+        let err = auth.unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidRequest);
+        assert_eq!(err.detail, "message_content.x: unknown field");
+        let marketing = parse_category_send(
+            TO,
+            Some("marketing"),
+            None,
+            Some(r#"{"text":"x","other":1}"#),
+            None,
+        );
+        assert_eq!(code(marketing), ErrorCode::InvalidRequest);
     }
 
     #[test]

@@ -66,6 +66,7 @@ impl From<pb::AppWithToken> for AppWithToken {
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CreateAppBody {
     #[schema(max_length = 100)]
     pub name: String,

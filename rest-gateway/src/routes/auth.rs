@@ -11,12 +11,14 @@ use crate::extract::{CallContext, JsonBody};
 use crate::state::AppState;
 
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct OtpRequestBody {
     /// E.164 phone number of an existing account, e.g. `+14155550123`.
     pub phone_number: String,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct OtpVerifyBody {
     pub phone_number: String,
     /// The 6-digit code.
@@ -25,6 +27,7 @@ pub struct OtpVerifyBody {
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RefreshTokenBody {
     pub refresh_token: String,
 }

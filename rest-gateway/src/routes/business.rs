@@ -53,6 +53,7 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D:
 /// Changes to the business account. An absent `category` or `website_url` is unchanged; `null`
 /// clears it.
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct UpdateBusinessBody {
     /// 1 to 100 characters once trimmed.
     #[schema(max_length = 100)]
@@ -68,6 +69,7 @@ pub struct UpdateBusinessBody {
 
 /// A new sandbox business.
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CreateSandboxBody {
     #[schema(max_length = 100)]
     pub business_name: String,

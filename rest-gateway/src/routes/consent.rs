@@ -40,6 +40,7 @@ impl From<pb::Follow> for Follow {
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct PutFollowBody {
     /// Default false.
     #[serde(default)]
@@ -47,6 +48,7 @@ pub struct PutFollowBody {
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct PatchFollowBody {
     #[schema(required = true)]
     pub marketing_opt_in: Option<bool>,

@@ -16,6 +16,7 @@ use crate::state::AppState;
 
 /// A category message.
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct MessageInput {
     /// Recipient phone number (E.164).
     #[schema(value_type = String)]
@@ -34,6 +35,7 @@ pub struct MessageInput {
 
 /// A free-form service message.
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ServiceMessageInput {
     #[schema(value_type = String)]
     pub to: Option<Value>,

@@ -33,6 +33,7 @@ impl From<pb::TeamMember> for TeamMember {
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct AddMemberBody {
     /// The phone number of an existing account.
     pub phone_number: String,

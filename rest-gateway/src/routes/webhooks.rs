@@ -44,6 +44,7 @@ impl From<pb::Webhook> for Webhook {
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CreateWebhookBody {
     #[schema(format = "uri")]
     pub url: String,
@@ -52,6 +53,7 @@ pub struct CreateWebhookBody {
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct UpdateWebhookBody {
     #[serde(default)]
     #[schema(format = "uri")]
