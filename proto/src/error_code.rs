@@ -93,8 +93,12 @@ catalogue! {
     AppNotFound = "app_not_found", NotFound, 404;
     WebhookNotFound = "webhook_not_found", NotFound, 404;
     GrantNotFound = "grant_not_found", NotFound, 404;
+    MessageNotFound = "message_not_found", NotFound, 404;
+    DeliveryNotFound = "delivery_not_found", NotFound, 404;
     // 405: the path exists, the method does not.
     MethodNotAllowed = "method_not_allowed", Unimplemented, 405;
+    // 408: the client did not send its request in time.
+    RequestTimeout = "request_timeout", DeadlineExceeded, 408;
     // 409: the resource's state conflicts with the operation.
     BusinessAlreadyExists = "business_already_exists", AlreadyExists, 409;
     UserAlreadyExists = "user_already_exists", AlreadyExists, 409;
@@ -105,8 +109,12 @@ catalogue! {
     QrSessionAlreadyExchanged = "qr_session_already_exchanged", FailedPrecondition, 409;
     WebhookUrlConflict = "webhook_url_conflict", AlreadyExists, 409;
     WebhookPaused = "webhook_paused", FailedPrecondition, 409;
+    DeliveryNotFailed = "delivery_not_failed", FailedPrecondition, 409;
+    WebhookLimitReached = "webhook_limit_reached", ResourceExhausted, 409;
     // 413: the request body is larger than the gateway accepts.
     PayloadTooLarge = "payload_too_large", InvalidArgument, 413;
+    // 431: the request's headers are larger than the gateway accepts.
+    RequestHeaderTooLarge = "request_header_too_large", InvalidArgument, 431;
     // 429: a request limit was reached; RetryInfo says when to try again.
     RateLimited = "rate_limited", ResourceExhausted, 429;
     BusinessSendRateLimited = "business_send_rate_limited", ResourceExhausted, 429;
@@ -124,7 +132,9 @@ impl std::fmt::Display for ErrorCode {
 
 impl ErrorCode {
     /// A gRPC status carrying this code as `ErrorInfo` (and `RetryInfo` when `retry_after` is
-    /// given). `detail` is the human-readable status message; it never reaches public clients.
+    /// given). `detail` is the human-readable status message: for a client mistake (4xx) the
+    /// gateway shows it as the envelope's `detail`, so it names the field and the rule and
+    /// never holds a secret; for a server failure it stays in the logs.
     pub fn to_status(self, detail: impl Into<String>, retry_after: Option<Duration>) -> Status {
         let mut details = ErrorDetails::with_error_info(
             self.as_str(),

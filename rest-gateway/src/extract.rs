@@ -115,6 +115,13 @@ pub fn idempotency_key(headers: &HeaderMap) -> Option<String> {
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
 }
 
+/// The value of query parameter `name`, if given.
+pub fn query_param(query: Option<&str>, name: &str) -> Option<String> {
+    url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value.into_owned())
+}
+
 /// The optional `limit` query parameter as an integer (range checks are the core's); anything
 /// that is not an integer is `invalid_limit`.
 pub fn limit_query(query: Option<&str>) -> Result<Option<i64>, ApiError> {

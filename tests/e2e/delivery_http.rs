@@ -126,7 +126,7 @@ async fn http_provider_outcomes(backend: Backend) {
     )
     .unwrap();
     assert_eq!(failed["status"], "failed");
-    assert_eq!(failed["reason"], "provider answered 422");
+    assert_eq!(failed["reason"], "provider_rejected");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

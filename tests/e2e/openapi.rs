@@ -29,6 +29,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("delete", "/business/apps/{appId}"),
     ("get", "/business/messages"),
     ("post", "/business/messages"),
+    ("get", "/business/messages/{id}"),
     ("post", "/v1/{businessAccountId}/messages"),
     ("post", "/v1/service/{phoneNumber}/messages"),
     ("get", "/business/usage"),

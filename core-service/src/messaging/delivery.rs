@@ -22,6 +22,42 @@ use crate::error::{AppError, AppResult};
 use crate::identity::store as identity_store;
 use crate::state::Core;
 
+/// Why a message failed: the `failure_reason` of its history entry and the `reason` of its
+/// `message.failed` event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureReason {
+    /// The recipient's account is suspended, banned or gone.
+    RecipientInactive,
+    /// The delivery provider refused the message (a 4xx other than 408 and 429).
+    ProviderRejected,
+    /// The provider kept answering 408, 429 or 5xx for the whole retry budget.
+    ProviderUnavailable,
+    /// The provider did not answer in time.
+    ProviderTimeout,
+    /// The provider could not be reached.
+    ProviderUnreachable,
+}
+
+impl FailureReason {
+    pub const ALL: &'static [FailureReason] = &[
+        FailureReason::RecipientInactive,
+        FailureReason::ProviderRejected,
+        FailureReason::ProviderUnavailable,
+        FailureReason::ProviderTimeout,
+        FailureReason::ProviderUnreachable,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FailureReason::RecipientInactive => "recipient_inactive",
+            FailureReason::ProviderRejected => "provider_rejected",
+            FailureReason::ProviderUnavailable => "provider_unavailable",
+            FailureReason::ProviderTimeout => "provider_timeout",
+            FailureReason::ProviderUnreachable => "provider_unreachable",
+        }
+    }
+}
+
 /// Hands a message to whatever delivers it. An `Err` means the attempt could not be made (the
 /// database was unreachable): the message stays in the outbox and is tried again.
 pub trait DeliveryProvider: Send + Sync + 'static {
@@ -83,7 +119,7 @@ impl DeliveryProvider for InboxDelivery {
             if !active {
                 return Ok(Outcome {
                     delivered: false,
-                    reason: Some("recipient_inactive".into()),
+                    reason: Some(FailureReason::RecipientInactive.as_str().into()),
                 });
             }
             store::put_in_inboxes(&core.db, &[message], core.clock.now()).await?;
@@ -138,7 +174,7 @@ async fn inbox_batch(core: &Core, messages: &[messages::Model]) -> AppResult<Vec
         } else {
             outcomes.push(Outcome {
                 delivered: false,
-                reason: Some("recipient_inactive".into()),
+                reason: Some(FailureReason::RecipientInactive.as_str().into()),
             });
         }
     }
@@ -206,7 +242,7 @@ impl DeliveryProvider for HttpDelivery {
             let payload = Self::payload(message);
             let started = Instant::now();
             let mut pause = Duration::from_millis(200);
-            let mut last_error = String::new();
+            let mut last_error = FailureReason::ProviderTimeout;
             for attempt in 0..=RETRIES {
                 let left = self.budget.saturating_sub(started.elapsed());
                 if left.is_zero() {
@@ -229,17 +265,12 @@ impl DeliveryProvider for HttpDelivery {
                     Ok(response) if !retryable(response.status()) => {
                         return Ok(Outcome {
                             delivered: false,
-                            reason: Some(format!(
-                                "provider answered {}",
-                                response.status().as_u16()
-                            )),
+                            reason: Some(FailureReason::ProviderRejected.as_str().into()),
                         });
                     }
-                    Ok(response) => {
-                        last_error = format!("provider answered {}", response.status().as_u16())
-                    }
-                    Err(err) if err.is_timeout() => last_error = "provider timed out".into(),
-                    Err(_) => last_error = "provider unreachable".into(),
+                    Ok(_) => last_error = FailureReason::ProviderUnavailable,
+                    Err(err) if err.is_timeout() => last_error = FailureReason::ProviderTimeout,
+                    Err(_) => last_error = FailureReason::ProviderUnreachable,
                 }
                 if attempt < RETRIES {
                     let left = self.budget.saturating_sub(started.elapsed());
@@ -249,7 +280,7 @@ impl DeliveryProvider for HttpDelivery {
             }
             Ok(Outcome {
                 delivered: false,
-                reason: Some(last_error),
+                reason: Some(last_error.as_str().into()),
             })
         })
     }

@@ -43,6 +43,7 @@ fn record_pb(m: messages::Model) -> pb::MessageRecord {
         app_id: m.app_id.map(|id| id.to_string()),
         created_at: rfc3339(m.created_at),
         completed_at: m.completed_at.map(rfc3339),
+        failure_reason: m.failure_reason,
     }
 }
 
@@ -96,11 +97,28 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         &self,
         request: Request<pb::ListMessagesRequest>,
     ) -> Result<Response<pb::MessageList>, Status> {
-        let list =
-            service::history(&self.core, authorization(&request), request.get_ref().limit).await?;
+        let body = request.get_ref();
+        let query = service::HistoryQuery {
+            limit: body.limit,
+            starting_after: body.starting_after.clone(),
+            status: body.status.clone(),
+            category: body.category.clone(),
+            source: body.source.clone(),
+        };
+        let (list, has_more) = service::history(&self.core, authorization(&request), query).await?;
         Ok(Response::new(pb::MessageList {
             messages: list.into_iter().map(record_pb).collect(),
+            has_more,
         }))
+    }
+
+    async fn get_message(
+        &self,
+        request: Request<pb::GetMessageRequest>,
+    ) -> Result<Response<pb::MessageRecord>, Status> {
+        let message =
+            service::message(&self.core, authorization(&request), &request.get_ref().id).await?;
+        Ok(Response::new(record_pb(message)))
     }
 
     async fn get_usage(

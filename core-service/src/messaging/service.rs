@@ -389,25 +389,106 @@ fn check_consent(recipient: &store::RecipientState, category: Category) -> AppRe
     Ok(())
 }
 
-/// The newest messages of the caller's business (`limit` 1 to 200, default 50).
+/// A page of the history: filters and where the previous page ended.
+#[derive(Debug, Clone, Default)]
+pub struct HistoryQuery {
+    pub limit: Option<i64>,
+    pub starting_after: Option<String>,
+    pub status: Option<String>,
+    pub category: Option<String>,
+    pub source: Option<String>,
+}
+
+fn one_of(field: &str, value: Option<&str>, allowed: &[&str]) -> AppResult<Option<String>> {
+    match value {
+        None => Ok(None),
+        Some(v) if allowed.contains(&v) => Ok(Some(v.to_string())),
+        Some(_) => Err(AppError::new(
+            ErrorCode::InvalidRequest,
+            format!("{field}: one of {}", allowed.join(", ")),
+        )),
+    }
+}
+
+/// The page size of a list: `limit` 1 to 200, default 50.
+pub fn page_limit(limit: Option<i64>) -> AppResult<u64> {
+    let limit = limit.unwrap_or(50);
+    if !(1..=200).contains(&limit) {
+        return Err(AppError::new(ErrorCode::InvalidLimit, "limit: 1 to 200"));
+    }
+    Ok(limit as u64)
+}
+
+/// The caller's business's messages, newest first, `limit` at a time after `starting_after`
+/// (the id of the previous page's last message), filtered by status, category and source.
+/// Returns the page and whether more follow.
 ///
 /// Errors: `unauthorized`, `account_suspended`, `not_a_business_account`, `business_suspended`,
-/// `invalid_limit`.
+/// `invalid_limit`, `invalid_request` (an unknown filter value, or a cursor that is not a
+/// message of this business).
 pub async fn history(
     core: &Core,
     authorization: Option<&str>,
-    limit: Option<i64>,
-) -> AppResult<Vec<messages::Model>> {
+    query: HistoryQuery,
+) -> AppResult<(Vec<messages::Model>, bool)> {
     let console = console(core, authorization).await?;
     console.require_active_business()?;
-    let limit = limit.unwrap_or(50);
-    if !(1..=200).contains(&limit) {
-        return Err(AppError::new(
-            ErrorCode::InvalidLimit,
-            "limit must be 1 to 200",
-        ));
-    }
-    store::recent(&core.db, console.business.id, limit as u64).await
+    let limit = page_limit(query.limit)?;
+    let filter = store::HistoryFilter {
+        status: one_of(
+            "status",
+            query.status.as_deref(),
+            &["accepted", "delivered", "failed"],
+        )?,
+        category: one_of(
+            "category",
+            query.category.as_deref(),
+            &["authentication", "utility", "marketing", "service"],
+        )?,
+        source: one_of(
+            "source",
+            query.source.as_deref(),
+            &["console", "app", "service"],
+        )?,
+    };
+    let after = match query.starting_after.as_deref() {
+        None => None,
+        Some(id) => {
+            let bad_cursor = || {
+                AppError::new(
+                    ErrorCode::InvalidRequest,
+                    "starting_after: not a message of this business",
+                )
+            };
+            let id = Uuid::parse_str(id.trim()).map_err(|_| bad_cursor())?;
+            let cursor = store::find_message(&core.db, console.business.id, id)
+                .await?
+                .ok_or_else(bad_cursor)?;
+            Some((cursor.created_at, cursor.id))
+        }
+    };
+    let mut page = store::history(&core.db, console.business.id, &filter, after, limit + 1).await?;
+    let has_more = page.len() as u64 > limit;
+    page.truncate(limit as usize);
+    Ok((page, has_more))
+}
+
+/// One message of the caller's business.
+///
+/// Errors: as [`history`] without `invalid_limit`, and `message_not_found` (unknown, or another
+/// business's).
+pub async fn message(
+    core: &Core,
+    authorization: Option<&str>,
+    id: &str,
+) -> AppResult<messages::Model> {
+    let console = console(core, authorization).await?;
+    console.require_active_business()?;
+    let not_found = || AppError::new(ErrorCode::MessageNotFound, "no such message");
+    let id = Uuid::parse_str(id.trim()).map_err(|_| not_found())?;
+    store::find_message(&core.db, console.business.id, id)
+        .await?
+        .ok_or_else(not_found)
 }
 
 /// Message and webhook totals of the caller's business.

@@ -352,18 +352,61 @@ pub async fn write_sends(
     Ok(written)
 }
 
-/// The newest `limit` messages of a business.
-pub async fn recent(
+/// Filters of the history (None: any).
+#[derive(Debug, Clone, Default)]
+pub struct HistoryFilter {
+    pub status: Option<String>,
+    pub category: Option<String>,
+    pub source: Option<String>,
+}
+
+/// Up to `limit` messages of a business, newest first, older than `after` (a message's
+/// `(created_at, id)`) when given.
+pub async fn history(
     db: &impl ConnectionTrait,
     business_id: Uuid,
+    filter: &HistoryFilter,
+    after: Option<(DateTime<Utc>, Uuid)>,
     limit: u64,
 ) -> AppResult<Vec<messages::Model>> {
-    Ok(messages::Entity::find()
-        .filter(messages::Column::BusinessId.eq(business_id))
+    let mut query = messages::Entity::find().filter(messages::Column::BusinessId.eq(business_id));
+    if let Some(status) = &filter.status {
+        query = query.filter(messages::Column::Status.eq(status.clone()));
+    }
+    if let Some(category) = &filter.category {
+        query = query.filter(messages::Column::Category.eq(category.clone()));
+    }
+    if let Some(source) = &filter.source {
+        query = query.filter(messages::Column::Source.eq(source.clone()));
+    }
+    if let Some((created_at, id)) = after {
+        query = query.filter(
+            Condition::any()
+                .add(messages::Column::CreatedAt.lt(created_at))
+                .add(
+                    Condition::all()
+                        .add(messages::Column::CreatedAt.eq(created_at))
+                        .add(messages::Column::Id.lt(id)),
+                ),
+        );
+    }
+    Ok(query
         .order_by_desc(messages::Column::CreatedAt)
         .order_by_desc(messages::Column::Id)
         .limit(limit)
         .all(db)
+        .await?)
+}
+
+/// Message `id` of `business_id` (None for another business's).
+pub async fn find_message(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    id: Uuid,
+) -> AppResult<Option<messages::Model>> {
+    Ok(messages::Entity::find_by_id(id)
+        .filter(messages::Column::BusinessId.eq(business_id))
+        .one(db)
         .await?)
 }
 

@@ -213,37 +213,16 @@ pub struct MessageRecord {
     pub created_at: String,
     #[schema(format = DateTime)]
     pub completed_at: Option<String>,
+    /// Set when `status` is `failed`: `recipient_inactive` (the recipient's account is not
+    /// active), `provider_rejected` (the delivery provider refused it), `provider_unavailable`
+    /// (the provider kept answering 408, 429 or 5xx), `provider_timeout` or
+    /// `provider_unreachable`.
+    pub failure_reason: Option<String>,
 }
 
-#[derive(Debug, Serialize, ToSchema)]
-pub struct MessageHistory {
-    pub messages: Vec<MessageRecord>,
-}
-
-/// The newest messages first.
-#[utoipa::path(get, path = "/business/messages", tag = "messages",
-    security(("bearer" = [])),
-    params(("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "Default 50")),
-    responses(
-        (status = 200, description = "The history", body = Envelope<MessageHistory>),
-        (status = 400, description = "`invalid_limit`", body = EmptyEnvelope),
-    ))]
-pub async fn history(
-    State(state): State<AppState>,
-    ctx: CallContext,
-    RawQuery(query): RawQuery,
-) -> ApiResult {
-    let limit = crate::extract::limit_query(query.as_deref())?;
-    let list = state
-        .messaging
-        .clone()
-        .list_messages(ctx.request(pb::ListMessagesRequest { limit }))
-        .await?;
-    let messages = list
-        .into_inner()
-        .messages
-        .into_iter()
-        .map(|m| MessageRecord {
+impl From<pb::MessageRecord> for MessageRecord {
+    fn from(m: pb::MessageRecord) -> Self {
+        MessageRecord {
             id: m.id,
             to: m.to,
             recipient_user_id: m.recipient_user_id,
@@ -253,9 +232,86 @@ pub async fn history(
             app_id: m.app_id,
             created_at: m.created_at,
             completed_at: m.completed_at,
-        })
-        .collect();
-    Ok(ok(StatusCode::OK, MessageHistory { messages }))
+            failure_reason: m.failure_reason,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MessageHistory {
+    pub messages: Vec<MessageRecord>,
+    /// Whether older messages follow: ask again with `starting_after` = the last `id`.
+    pub has_more: bool,
+}
+
+/// The newest messages first, a page at a time.
+#[utoipa::path(get, path = "/business/messages", tag = "messages",
+    security(("bearer" = [])),
+    params(
+        ("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "Default 50"),
+        ("starting_after" = Option<String>, Query, format = Uuid,
+            description = "The `id` of the last message of the previous page"),
+        ("status" = Option<String>, Query, description = "`accepted`, `delivered` or `failed`"),
+        ("category" = Option<String>, Query,
+            description = "`authentication`, `utility`, `marketing` or `service`"),
+        ("source" = Option<String>, Query, description = "`console`, `app` or `service`"),
+    ),
+    responses(
+        (status = 200, description = "The history", body = Envelope<MessageHistory>),
+        (status = 400, description = "`invalid_limit`, or `invalid_request` (an unknown filter value or cursor)", body = EmptyEnvelope),
+    ))]
+pub async fn history(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    RawQuery(query): RawQuery,
+) -> ApiResult {
+    use crate::extract::{limit_query, query_param};
+    let query = query.as_deref();
+    let request = pb::ListMessagesRequest {
+        limit: limit_query(query)?,
+        starting_after: query_param(query, "starting_after"),
+        status: query_param(query, "status"),
+        category: query_param(query, "category"),
+        source: query_param(query, "source"),
+    };
+    let list = state
+        .messaging
+        .clone()
+        .list_messages(ctx.request(request))
+        .await?
+        .into_inner();
+    Ok(ok(
+        StatusCode::OK,
+        MessageHistory {
+            messages: list.messages.into_iter().map(MessageRecord::from).collect(),
+            has_more: list.has_more,
+        },
+    ))
+}
+
+/// One message of the business, with its outcome.
+#[utoipa::path(get, path = "/business/messages/{id}", tag = "messages",
+    security(("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
+    responses(
+        (status = 200, description = "The message", body = Envelope<MessageRecord>),
+        (status = 404, description = "`message_not_found`", body = EmptyEnvelope),
+    ))]
+pub async fn get_message(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    Path(id): Path<String>,
+) -> ApiResult {
+    let request = pb::GetMessageRequest {
+        id: uuid_path(&id)?,
+    };
+    let message = state
+        .messaging
+        .clone()
+        .get_message(ctx.request(request))
+        .await?
+        .into_inner();
+    Ok(ok(StatusCode::OK, MessageRecord::from(message)))
 }
 
 #[derive(Debug, Serialize, ToSchema)]

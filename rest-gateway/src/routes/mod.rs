@@ -41,6 +41,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(apps::rotate_app))
         .routes(routes!(apps::delete_app))
         .routes(routes!(messages::history, messages::send_console))
+        .routes(routes!(messages::get_message))
         .routes(routes!(messages::send_app))
         .routes(routes!(messages::send_service))
         .routes(routes!(messages::usage))
