@@ -362,6 +362,28 @@ pub mod webhook_deliveries {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
+pub mod webhook_attempts {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "webhook_attempts")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub delivery_id: Uuid,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub attempt: i32,
+        pub at: DateTimeUtc,
+        pub http_status: Option<i32>,
+        pub error: Option<String>,
+        pub duration_ms: i64,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
 pub mod grants {
     use sea_orm::entity::prelude::*;
 

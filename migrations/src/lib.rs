@@ -11,6 +11,7 @@ mod m20261122_000002_messaging;
 mod m20261122_000003_webhooks;
 mod m20261122_000004_qr;
 mod m20261123_000005_pipeline;
+mod m20261123_000006_attempts;
 
 pub struct Migrator;
 
@@ -23,6 +24,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000003_webhooks::Migration),
             Box::new(m20261122_000004_qr::Migration),
             Box::new(m20261123_000005_pipeline::Migration),
+            Box::new(m20261123_000006_attempts::Migration),
         ]
     }
 }

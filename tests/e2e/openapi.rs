@@ -39,6 +39,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("delete", "/business/webhooks/{id}"),
     ("post", "/business/webhooks/{id}/test"),
     ("get", "/business/webhook-deliveries"),
+    ("get", "/business/webhook-deliveries/{id}"),
     ("delete", "/me/grants/{client_id}"),
     ("get", "/healthz"),
     ("get", "/readyz"),

@@ -686,6 +686,7 @@ e2e!(
                 lease_token: "x".into(),
                 http_status: Some(200),
                 error: None,
+                duration_ms: None,
             })
             .await
             .unwrap_err();
@@ -693,5 +694,156 @@ e2e!(
             proto::RemoteError::from_status(&err).code,
             proto::ErrorCode::Unauthorized
         );
+    }
+);
+
+e2e!(
+    a_delivery_is_read_with_every_attempt_and_the_message_it_announces,
+    |app| async move {
+        let rx = Receiver::start().await;
+        rx.queue(&[503]);
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        register(&app, &biz, &rx.url(), &["message.sent"]).await;
+        let message_id = send(&app, &biz).await;
+        rx.wait_for(1).await;
+        wait_log(&app, &biz, |d| d["attempts"] == 1).await;
+        app.clock.advance(Duration::from_secs(60));
+        rx.wait_for(2).await;
+        let entry = wait_log(&app, &biz, |d| d["status"] == "succeeded").await;
+        assert_eq!(entry["message_send_id"], message_id.as_str());
+        let id = entry["id"].as_str().unwrap();
+        let one = app
+            .get(
+                &format!("/business/webhook-deliveries/{id}"),
+                Some(&biz.owner_token),
+            )
+            .await;
+        one.assert_ok(200);
+        let data = one.data();
+        assert_eq!(data["id"], id);
+        assert_eq!(data["message_send_id"], message_id.as_str());
+        assert_eq!(data["attempts"], 2);
+        let log = data["attempts_log"].as_array().unwrap();
+        assert_eq!(log.len(), 2, "{data}");
+        assert_eq!(log[0]["attempt"], 1);
+        assert_eq!(log[0]["http_status"], 503);
+        assert_eq!(log[0]["error"], "receiver answered 503");
+        assert_eq!(log[1]["attempt"], 2);
+        assert_eq!(log[1]["http_status"], 200);
+        assert!(log[1]["error"].is_null());
+        for attempt in log {
+            assert!(attempt["duration_ms"].as_i64().unwrap() >= 0);
+            assert!(chrono::DateTime::parse_from_rfc3339(attempt["at"].as_str().unwrap()).is_ok());
+        }
+        // Another business's delivery, an unknown id, a path that is not an id.
+        let other = live_business(&app, "+14155550101", ALL_SCOPES).await;
+        app.get(
+            &format!("/business/webhook-deliveries/{id}"),
+            Some(&other.owner_token),
+        )
+        .await
+        .assert_error(404, "delivery_not_found");
+        app.get(
+            &format!("/business/webhook-deliveries/{}", uuid::Uuid::new_v4()),
+            Some(&biz.owner_token),
+        )
+        .await
+        .assert_error(404, "delivery_not_found");
+        app.get("/business/webhook-deliveries/nope", Some(&biz.owner_token))
+            .await
+            .assert_error(404, "not_found");
+    }
+);
+
+e2e!(
+    the_deliveries_log_pages_and_filters_by_endpoint_status_and_event,
+    |app| async move {
+        let rx = Receiver::start().await;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        let first = register(&app, &biz, &format!("{}?a", rx.url()), &["message.sent"]).await;
+        let second = register(&app, &biz, &format!("{}?b", rx.url()), &["message.sent"]).await;
+        for _ in 0..2 {
+            send(&app, &biz).await;
+        }
+        rx.wait_for(4).await;
+        for _ in 0..500 {
+            if log(&app, &biz)
+                .await
+                .iter()
+                .all(|d| d["status"] == "succeeded")
+                && log(&app, &biz).await.len() == 4
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let get = |query: String| {
+            let app = &app;
+            let token = biz.owner_token.clone();
+            async move {
+                app.get(
+                    &format!("/business/webhook-deliveries?{query}"),
+                    Some(&token),
+                )
+                .await
+            }
+        };
+        let ids = |reply: &Reply| -> Vec<String> {
+            reply.data()["deliveries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d["id"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let everything = get("limit=200".into()).await;
+        let all_ids = ids(&everything);
+        assert_eq!(all_ids.len(), 4);
+        assert_eq!(everything.data()["has_more"], false);
+        let page = get("limit=3".into()).await;
+        assert_eq!(ids(&page), all_ids[0..3]);
+        assert_eq!(page.data()["has_more"], true);
+        let rest = get(format!("limit=3&starting_after={}", all_ids[2])).await;
+        assert_eq!(ids(&rest), all_ids[3..4]);
+        assert_eq!(rest.data()["has_more"], false);
+        let of_first = get(format!("webhook_id={}", first["id"].as_str().unwrap())).await;
+        assert_eq!(ids(&of_first).len(), 2);
+        for d in of_first.data()["deliveries"].as_array().unwrap() {
+            assert_eq!(d["webhook_id"], first["id"]);
+        }
+        assert_eq!(
+            ids(&get(format!(
+                "webhook_id={}&status=succeeded",
+                second["id"].as_str().unwrap()
+            ))
+            .await)
+            .len(),
+            2
+        );
+        assert!(ids(&get("status=failed".into()).await).is_empty());
+        assert_eq!(ids(&get("event_type=message.sent".into()).await).len(), 4);
+        assert!(ids(&get("event_type=grant.revoked".into()).await).is_empty());
+        get(format!("webhook_id={}", uuid::Uuid::new_v4()))
+            .await
+            .assert_error(404, "webhook_not_found");
+        for bad in [
+            "status=done",
+            "event_type=message.read",
+            "starting_after=nope",
+        ] {
+            get(bad.into()).await.assert_error(400, "invalid_request");
+        }
+        let other = live_business(&app, "+14155550101", ALL_SCOPES).await;
+        app.get(
+            &format!(
+                "/business/webhook-deliveries?webhook_id={}",
+                first["id"].as_str().unwrap()
+            ),
+            Some(&other.owner_token),
+        )
+        .await
+        .assert_error(404, "webhook_not_found");
     }
 );

@@ -200,7 +200,9 @@ pub async fn deliver(http: &reqwest::Client, job: &pb::Job) -> pb::JobReport {
         lease_token: job.lease_token.clone(),
         http_status: None,
         error: None,
+        duration_ms: None,
     };
+    let started = std::time::Instant::now();
     if !job.allow_private_targets
         && let Err(err) = check_literal(&job.url)
     {
@@ -219,6 +221,7 @@ pub async fn deliver(http: &reqwest::Client, job: &pb::Job) -> pb::JobReport {
         Err(err) if err.is_timeout() => report.error = Some("timeout".to_string()),
         Err(err) => report.error = Some(describe(&err)),
     }
+    report.duration_ms = Some(started.elapsed().as_millis().min(u128::from(u32::MAX)) as u32);
     report
 }
 

@@ -14,7 +14,7 @@ use super::jobs;
 use super::service::{self, Endpoint, EndpointPatch};
 use crate::admin::service::authorize_internal;
 use crate::clock::rfc3339;
-use crate::entities::webhook_deliveries;
+use crate::entities::{webhook_attempts, webhook_deliveries};
 use crate::grpc_util::authorization;
 use crate::state::Core;
 
@@ -49,8 +49,22 @@ fn delivery_pb(d: webhook_deliveries::Model) -> pb::Delivery {
             .then(|| chrono::DateTime::from_timestamp_millis(d.next_attempt_at_ms))
             .flatten()
             .map(rfc3339),
+        message_send_id: serde_json::from_str::<serde_json::Value>(&d.data)
+            .ok()
+            .and_then(|data| data["message_send_id"].as_str().map(str::to_string)),
         created_at: rfc3339(d.created_at),
         updated_at: rfc3339(d.updated_at),
+        attempts_log: Vec::new(),
+    }
+}
+
+fn attempt_pb(a: webhook_attempts::Model) -> pb::Attempt {
+    pb::Attempt {
+        attempt: a.attempt,
+        at: rfc3339(a.at),
+        http_status: a.http_status,
+        error: a.error,
+        duration_ms: a.duration_ms,
     }
 }
 
@@ -111,12 +125,31 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
         &self,
         request: Request<pb::ListDeliveriesRequest>,
     ) -> Result<Response<pb::DeliveryList>, Status> {
-        let list =
-            service::deliveries(&self.core, authorization(&request), request.get_ref().limit)
-                .await?;
+        let body = request.get_ref();
+        let query = service::DeliveryQuery {
+            limit: body.limit,
+            starting_after: body.starting_after.clone(),
+            webhook_id: body.webhook_id.clone(),
+            status: body.status.clone(),
+            event_type: body.event_type.clone(),
+        };
+        let (list, has_more) =
+            service::deliveries(&self.core, authorization(&request), query).await?;
         Ok(Response::new(pb::DeliveryList {
             deliveries: list.into_iter().map(delivery_pb).collect(),
+            has_more,
         }))
+    }
+
+    async fn get_delivery(
+        &self,
+        request: Request<pb::DeliveryRequest>,
+    ) -> Result<Response<pb::Delivery>, Status> {
+        let (delivery, attempts) =
+            service::delivery(&self.core, authorization(&request), &request.get_ref().id).await?;
+        let mut delivery = delivery_pb(delivery);
+        delivery.attempts_log = attempts.into_iter().map(attempt_pb).collect();
+        Ok(Response::new(delivery))
     }
 }
 

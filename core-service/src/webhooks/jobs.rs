@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 use super::{secret, store};
 use crate::clock::rfc3339;
-use crate::entities::{webhook_deliveries, webhooks};
+use crate::entities::{webhook_attempts, webhook_deliveries, webhooks};
 use crate::error::{AppError, AppResult};
 use crate::state::Core;
 
@@ -177,10 +177,28 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
             _ => others.push((*id, *report)),
         }
     }
+    let durations: HashMap<Uuid, i64> = parsed
+        .iter()
+        .map(|(id, r)| (*id, i64::from(r.duration_ms.unwrap_or(0))))
+        .collect();
+    let log = |id: Uuid, attempt: i32, http_status: Option<i32>, error: Option<String>| {
+        webhook_attempts::Model {
+            delivery_id: id,
+            attempt,
+            at: now,
+            http_status,
+            error,
+            duration_ms: durations.get(&id).copied().unwrap_or(0),
+        }
+    };
+    let mut logged = Vec::with_capacity(parsed.len());
     let txn = core.db.begin().await?;
     let mut recorded = 0;
     for (status, leases) in &successes {
-        recorded += store::record_successes(&txn, leases, *status as i32, now).await?;
+        for (id, attempt) in store::record_successes(&txn, leases, *status as i32, now).await? {
+            logged.push(log(id, attempt, Some(*status as i32), None));
+            recorded += 1;
+        }
     }
     if !others.is_empty() {
         let ids: Vec<Uuid> = others.iter().map(|(id, _)| *id).collect();
@@ -200,11 +218,19 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
             }
             let result = attempt_result(core, delivery.attempts + 1, report, now);
             tracing::info!(delivery = %id, attempts = result.attempts, status = result.status, "webhook attempt failed");
+            let entry = log(
+                id,
+                result.attempts,
+                result.last_http_status,
+                result.last_error.clone(),
+            );
             if store::record_attempt(&txn, id, &report.lease_token, result, now).await? {
+                logged.push(entry);
                 recorded += 1;
             }
         }
     }
+    store::log_attempts(&txn, logged).await?;
     txn.commit().await?;
     tracing::debug!(
         reports = reports.len(),

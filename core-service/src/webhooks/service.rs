@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::{secret, store};
 use crate::business::service::{Console, console};
-use crate::entities::{webhook_deliveries, webhooks};
+use crate::entities::{webhook_attempts, webhook_deliveries, webhooks};
 use crate::error::{AppError, AppResult, is_unique_violation};
 use crate::events::SUBSCRIBABLE;
 use crate::state::Core;
@@ -257,23 +257,107 @@ pub async fn test(core: &Core, authorization: Option<&str>, id: &str) -> AppResu
     Ok(())
 }
 
-/// The newest deliveries of the business (`limit` 1 to 200, default 50).
+/// A page of the deliveries log: filters and where the previous page ended.
+#[derive(Debug, Clone, Default)]
+pub struct DeliveryQuery {
+    pub limit: Option<i64>,
+    pub starting_after: Option<String>,
+    pub webhook_id: Option<String>,
+    pub status: Option<String>,
+    pub event_type: Option<String>,
+}
+
+fn one_of(field: &str, value: Option<&str>, allowed: &[&str]) -> AppResult<Option<String>> {
+    match value {
+        None => Ok(None),
+        Some(v) if allowed.contains(&v) => Ok(Some(v.to_string())),
+        Some(_) => Err(AppError::new(
+            ErrorCode::InvalidRequest,
+            format!("{field}: one of {}", allowed.join(", ")),
+        )),
+    }
+}
+
+/// The business's deliveries, newest first, a page at a time, filtered by endpoint, status and
+/// event type. Returns the page and whether more follow.
 ///
-/// Errors: as [`list`], `invalid_limit`.
+/// Errors: as [`list`], `invalid_limit`, `invalid_request` (an unknown filter value, or a cursor
+/// that is not a delivery of this business), `webhook_not_found` (the `webhook_id` filter names
+/// no endpoint of this business).
 pub async fn deliveries(
     core: &Core,
     authorization: Option<&str>,
-    limit: Option<i64>,
-) -> AppResult<Vec<webhook_deliveries::Model>> {
+    query: DeliveryQuery,
+) -> AppResult<(Vec<webhook_deliveries::Model>, bool)> {
     let console = reader(core, authorization).await?;
-    let limit = limit.unwrap_or(50);
-    if !(1..=200).contains(&limit) {
-        return Err(AppError::new(
-            ErrorCode::InvalidLimit,
-            "limit must be 1 to 200",
-        ));
-    }
-    store::deliveries(&core.db, console.business.id, limit as u64).await
+    let limit = crate::messaging::service::page_limit(query.limit)?;
+    let webhook_id = match query.webhook_id.as_deref() {
+        None => None,
+        Some(id) => {
+            let id = webhook_id(id)?;
+            store::find(&core.db, console.business.id, id)
+                .await?
+                .ok_or_else(not_found)?;
+            Some(id)
+        }
+    };
+    let filter = store::DeliveryFilter {
+        webhook_id,
+        status: one_of(
+            "status",
+            query.status.as_deref(),
+            &["pending", "retrying", "succeeded", "failed"],
+        )?,
+        event_type: one_of(
+            "event_type",
+            query.event_type.as_deref(),
+            &[
+                "message.sent",
+                "message.failed",
+                "grant.revoked",
+                "webhook.test",
+            ],
+        )?,
+    };
+    let after = match query.starting_after.as_deref() {
+        None => None,
+        Some(id) => {
+            let bad_cursor = || {
+                AppError::new(
+                    ErrorCode::InvalidRequest,
+                    "starting_after: not a delivery of this business",
+                )
+            };
+            let id = Uuid::parse_str(id.trim()).map_err(|_| bad_cursor())?;
+            let cursor = store::find_delivery(&core.db, console.business.id, id)
+                .await?
+                .ok_or_else(bad_cursor)?;
+            Some((cursor.created_at, cursor.id))
+        }
+    };
+    let mut page =
+        store::delivery_page(&core.db, console.business.id, &filter, after, limit + 1).await?;
+    let has_more = page.len() as u64 > limit;
+    page.truncate(limit as usize);
+    Ok((page, has_more))
+}
+
+/// One delivery of the business with every attempt, oldest first.
+///
+/// Errors: as [`list`], `delivery_not_found`.
+pub async fn delivery(
+    core: &Core,
+    authorization: Option<&str>,
+    id: &str,
+) -> AppResult<(webhook_deliveries::Model, Vec<webhook_attempts::Model>)> {
+    let console = reader(core, authorization).await?;
+    let missing = || AppError::new(ErrorCode::DeliveryNotFound, "no such delivery");
+    let id = Uuid::parse_str(id.trim()).map_err(|_| missing())?;
+    let delivery = store::find_delivery(&core.db, console.business.id, id)
+        .await?
+        .ok_or_else(missing)?;
+    let attempts = store::attempts_of(&core.db, id).await?;
+    Ok((delivery, attempts))
 }
 
 /// Webhook delivery totals of a business.

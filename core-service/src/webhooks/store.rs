@@ -8,7 +8,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use crate::entities::{webhook_deliveries, webhooks};
+use crate::entities::{webhook_attempts, webhook_deliveries, webhooks};
 use crate::error::AppResult;
 
 pub async fn list(db: &impl ConnectionTrait, business_id: Uuid) -> AppResult<Vec<webhooks::Model>> {
@@ -89,21 +89,6 @@ pub async fn delete(
         .exec(db)
         .await?;
     Ok(true)
-}
-
-/// The newest deliveries of a business.
-pub async fn deliveries(
-    db: &impl ConnectionTrait,
-    business_id: Uuid,
-    limit: u64,
-) -> AppResult<Vec<webhook_deliveries::Model>> {
-    Ok(webhook_deliveries::Entity::find()
-        .filter(webhook_deliveries::Column::BusinessId.eq(business_id))
-        .order_by_desc(webhook_deliveries::Column::CreatedAt)
-        .order_by_desc(webhook_deliveries::Column::Id)
-        .limit(limit)
-        .all(db)
-        .await?)
 }
 
 /// Delivery counts of a business by status.
@@ -208,13 +193,13 @@ pub async fn set_queued(
 }
 
 /// Records successful attempts whose leases (`(id, token)`) still hold, with one statement.
-/// Returns how many it recorded.
+/// Returns the deliveries it recorded, with their new attempt count.
 pub async fn record_successes(
     db: &impl ConnectionTrait,
     leases: &[(Uuid, &str)],
     http_status: i32,
     now: DateTime<Utc>,
-) -> AppResult<u64> {
+) -> AppResult<Vec<(Uuid, i32)>> {
     let mut any = Condition::any();
     for (id, token) in leases {
         any = any.add(
@@ -245,9 +230,106 @@ pub async fn record_successes(
         )
         .col_expr(webhook_deliveries::Column::UpdatedAt, Expr::value(now))
         .filter(any)
-        .exec(db)
+        .exec_with_returning(db)
         .await?;
-    Ok(updated.rows_affected)
+    Ok(updated.into_iter().map(|d| (d.id, d.attempts)).collect())
+}
+
+/// Appends attempts to their deliveries' logs (an attempt already logged is kept).
+pub async fn log_attempts(
+    db: &impl ConnectionTrait,
+    attempts: Vec<webhook_attempts::Model>,
+) -> AppResult<()> {
+    for chunk in attempts.chunks(500) {
+        webhook_attempts::Entity::insert_many(
+            chunk
+                .iter()
+                .cloned()
+                .map(webhook_attempts::ActiveModel::from),
+        )
+        .on_conflict(
+            sea_orm::sea_query::OnConflict::columns([
+                webhook_attempts::Column::DeliveryId,
+                webhook_attempts::Column::Attempt,
+            ])
+            .do_nothing()
+            .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await?;
+    }
+    Ok(())
+}
+
+/// The attempts of a delivery, oldest first.
+pub async fn attempts_of(
+    db: &impl ConnectionTrait,
+    delivery_id: Uuid,
+) -> AppResult<Vec<webhook_attempts::Model>> {
+    Ok(webhook_attempts::Entity::find()
+        .filter(webhook_attempts::Column::DeliveryId.eq(delivery_id))
+        .order_by_asc(webhook_attempts::Column::Attempt)
+        .all(db)
+        .await?)
+}
+
+/// Filters of the deliveries log (None: any).
+#[derive(Debug, Clone, Default)]
+pub struct DeliveryFilter {
+    pub webhook_id: Option<Uuid>,
+    pub status: Option<String>,
+    pub event_type: Option<String>,
+}
+
+/// Up to `limit` deliveries of a business, newest first, older than `after` (a delivery's
+/// `(created_at, id)`) when given.
+pub async fn delivery_page(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    filter: &DeliveryFilter,
+    after: Option<(DateTime<Utc>, Uuid)>,
+    limit: u64,
+) -> AppResult<Vec<webhook_deliveries::Model>> {
+    let mut query = webhook_deliveries::Entity::find()
+        .filter(webhook_deliveries::Column::BusinessId.eq(business_id));
+    if let Some(webhook_id) = filter.webhook_id {
+        query = query.filter(webhook_deliveries::Column::WebhookId.eq(webhook_id));
+    }
+    if let Some(status) = &filter.status {
+        query = query.filter(webhook_deliveries::Column::Status.eq(status.clone()));
+    }
+    if let Some(event_type) = &filter.event_type {
+        query = query.filter(webhook_deliveries::Column::EventType.eq(event_type.clone()));
+    }
+    if let Some((created_at, id)) = after {
+        query = query.filter(
+            Condition::any()
+                .add(webhook_deliveries::Column::CreatedAt.lt(created_at))
+                .add(
+                    Condition::all()
+                        .add(webhook_deliveries::Column::CreatedAt.eq(created_at))
+                        .add(webhook_deliveries::Column::Id.lt(id)),
+                ),
+        );
+    }
+    Ok(query
+        .order_by_desc(webhook_deliveries::Column::CreatedAt)
+        .order_by_desc(webhook_deliveries::Column::Id)
+        .limit(limit)
+        .all(db)
+        .await?)
+}
+
+/// Delivery `id` of `business_id` (None for another business's).
+pub async fn find_delivery(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    id: Uuid,
+) -> AppResult<Option<webhook_deliveries::Model>> {
+    Ok(webhook_deliveries::Entity::find_by_id(id)
+        .filter(webhook_deliveries::Column::BusinessId.eq(business_id))
+        .one(db)
+        .await?)
 }
 
 /// The deliveries with these ids.

@@ -49,6 +49,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(webhooks::update_webhook, webhooks::delete_webhook))
         .routes(routes!(webhooks::test_webhook))
         .routes(routes!(webhooks::deliveries))
+        .routes(routes!(webhooks::get_delivery))
         .routes(routes!(webhooks::revoke_grant))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::readyz))

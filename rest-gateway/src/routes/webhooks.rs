@@ -200,6 +200,9 @@ pub struct Delivery {
     pub event_type: String,
     #[schema(format = Uuid)]
     pub event_id: String,
+    /// The message the event announces (`message.sent`, `message.failed`); null otherwise.
+    #[schema(format = Uuid)]
+    pub message_send_id: Option<String>,
     /// `pending`, `retrying`, `succeeded` or `failed`.
     pub status: String,
     pub attempts: i32,
@@ -213,39 +216,14 @@ pub struct Delivery {
     pub updated_at: String,
 }
 
-#[derive(Debug, Serialize, ToSchema)]
-pub struct DeliveryLog {
-    pub deliveries: Vec<Delivery>,
-}
-
-/// Recent deliveries, newest first, with their attempts and retry status.
-#[utoipa::path(get, path = "/business/webhook-deliveries", tag = "webhooks",
-    security(("bearer" = [])),
-    params(("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "Default 50")),
-    responses(
-        (status = 200, description = "The deliveries", body = Envelope<DeliveryLog>),
-        (status = 400, description = "`invalid_limit`", body = EmptyEnvelope),
-    ))]
-pub async fn deliveries(
-    State(state): State<AppState>,
-    ctx: CallContext,
-    RawQuery(query): RawQuery,
-) -> ApiResult {
-    let limit = crate::extract::limit_query(query.as_deref())?;
-    let list = state
-        .webhooks
-        .clone()
-        .list_deliveries(ctx.request(pb::ListDeliveriesRequest { limit }))
-        .await?;
-    let deliveries = list
-        .into_inner()
-        .deliveries
-        .into_iter()
-        .map(|d| Delivery {
+impl From<pb::Delivery> for Delivery {
+    fn from(d: pb::Delivery) -> Self {
+        Delivery {
             id: d.id,
             webhook_id: d.webhook_id,
             event_type: d.event_type,
             event_id: d.event_id,
+            message_send_id: d.message_send_id,
             status: d.status,
             attempts: d.attempts,
             last_http_status: d.last_http_status,
@@ -253,9 +231,125 @@ pub async fn deliveries(
             next_attempt_at: d.next_attempt_at,
             created_at: d.created_at,
             updated_at: d.updated_at,
+        }
+    }
+}
+
+/// One attempt of a delivery.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Attempt {
+    /// 1 for the first attempt.
+    pub attempt: i32,
+    #[schema(format = DateTime)]
+    pub at: String,
+    /// The receiver's status, when it answered.
+    pub http_status: Option<i32>,
+    /// Why the attempt failed (timeout, connection error, the status), when it did.
+    pub error: Option<String>,
+    pub duration_ms: i64,
+}
+
+/// A delivery with every attempt, oldest first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DeliveryDetail {
+    #[serde(flatten)]
+    pub delivery: Delivery,
+    pub attempts_log: Vec<Attempt>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DeliveryLog {
+    pub deliveries: Vec<Delivery>,
+    /// Whether older deliveries follow: ask again with `starting_after` = the last `id`.
+    pub has_more: bool,
+}
+
+/// The deliveries log, newest first, a page at a time, with attempts and retry status.
+#[utoipa::path(get, path = "/business/webhook-deliveries", tag = "webhooks",
+    security(("bearer" = [])),
+    params(
+        ("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "Default 50"),
+        ("starting_after" = Option<String>, Query, format = Uuid,
+            description = "The `id` of the last delivery of the previous page"),
+        ("webhook_id" = Option<String>, Query, format = Uuid, description = "One endpoint's deliveries"),
+        ("status" = Option<String>, Query,
+            description = "`pending`, `retrying`, `succeeded` or `failed`"),
+        ("event_type" = Option<String>, Query,
+            description = "`message.sent`, `message.failed`, `grant.revoked` or `webhook.test`"),
+    ),
+    responses(
+        (status = 200, description = "The deliveries", body = Envelope<DeliveryLog>),
+        (status = 400, description = "`invalid_limit`, or `invalid_request` (an unknown filter value or cursor)", body = EmptyEnvelope),
+        (status = 404, description = "`webhook_not_found` (the `webhook_id` filter)", body = EmptyEnvelope),
+    ))]
+pub async fn deliveries(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    RawQuery(query): RawQuery,
+) -> ApiResult {
+    use crate::extract::{limit_query, query_param};
+    let query = query.as_deref();
+    let request = pb::ListDeliveriesRequest {
+        limit: limit_query(query)?,
+        starting_after: query_param(query, "starting_after"),
+        webhook_id: query_param(query, "webhook_id"),
+        status: query_param(query, "status"),
+        event_type: query_param(query, "event_type"),
+    };
+    let list = state
+        .webhooks
+        .clone()
+        .list_deliveries(ctx.request(request))
+        .await?
+        .into_inner();
+    Ok(ok(
+        StatusCode::OK,
+        DeliveryLog {
+            deliveries: list.deliveries.into_iter().map(Delivery::from).collect(),
+            has_more: list.has_more,
+        },
+    ))
+}
+
+/// One delivery with every attempt (time, HTTP status, error, duration).
+#[utoipa::path(get, path = "/business/webhook-deliveries/{id}", tag = "webhooks",
+    security(("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
+    responses(
+        (status = 200, description = "The delivery", body = Envelope<DeliveryDetail>),
+        (status = 404, description = "`delivery_not_found`", body = EmptyEnvelope),
+    ))]
+pub async fn get_delivery(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    Path(id): Path<String>,
+) -> ApiResult {
+    let request = pb::DeliveryRequest {
+        id: uuid_path(&id)?,
+    };
+    let mut delivery = state
+        .webhooks
+        .clone()
+        .get_delivery(ctx.request(request))
+        .await?
+        .into_inner();
+    let attempts_log = std::mem::take(&mut delivery.attempts_log)
+        .into_iter()
+        .map(|a| Attempt {
+            attempt: a.attempt,
+            at: a.at,
+            http_status: a.http_status,
+            error: a.error,
+            duration_ms: a.duration_ms,
         })
         .collect();
-    Ok(ok(StatusCode::OK, DeliveryLog { deliveries }))
+    Ok(ok(
+        StatusCode::OK,
+        DeliveryDetail {
+            delivery: Delivery::from(delivery),
+            attempts_log,
+        },
+    ))
 }
 
 /// Revoke the caller's sign-in grant to a developer app; its business receives
