@@ -354,6 +354,8 @@ pub mod webhook_deliveries {
         /// 1 while the delivery waits for an attempt on an active endpoint (the job queue's
         /// index), else 0.
         pub queued: i32,
+        /// `attempts` when the delivery was last (re-)queued: the retry budget counts from here.
+        pub attempts_base: i32,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

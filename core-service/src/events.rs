@@ -138,6 +138,7 @@ fn delivery(
         created_at: Set(event.created_at),
         updated_at: Set(now),
         queued: Set(1),
+        attempts_base: Set(0),
     }
 }
 

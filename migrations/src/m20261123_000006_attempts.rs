@@ -1,5 +1,6 @@
 //! Every webhook attempt of a delivery (the deliveries log's detail): when, the receiver's
-//! status or the error, and how long it took.
+//! status or the error, and how long it took. And where a delivery's budget of attempts starts:
+//! a failed delivery re-queued by hand gets a fresh budget while `attempts` keeps counting.
 
 use sea_orm_migration::{prelude::*, schema::*};
 
@@ -22,10 +23,26 @@ impl MigrationTrait for Migration {
                     .primary_key(Index::create().col("delivery_id").col("attempt"))
                     .to_owned(),
             )
+            .await?;
+        manager
+            .alter_table(
+                Table::alter()
+                    .table("webhook_deliveries")
+                    .add_column(integer("attempts_base").default(0))
+                    .to_owned(),
+            )
             .await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager
+            .alter_table(
+                Table::alter()
+                    .table("webhook_deliveries")
+                    .drop_column("attempts_base")
+                    .to_owned(),
+            )
+            .await?;
         manager
             .drop_table(
                 Table::drop()

@@ -40,6 +40,8 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/business/webhooks/{id}/test"),
     ("get", "/business/webhook-deliveries"),
     ("get", "/business/webhook-deliveries/{id}"),
+    ("post", "/business/webhook-deliveries/{id}/retry"),
+    ("post", "/business/webhooks/{id}/recover"),
     ("delete", "/me/grants/{client_id}"),
     ("get", "/healthz"),
     ("get", "/readyz"),

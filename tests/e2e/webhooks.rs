@@ -847,3 +847,148 @@ e2e!(
         .assert_error(404, "webhook_not_found");
     }
 );
+
+e2e!(
+    a_failed_delivery_is_retried_by_hand_with_a_fresh_budget_and_the_same_id,
+    |app| async move {
+        let rx = Receiver::start().await;
+        rx.queue(&[400]);
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        let hook = register(&app, &biz, &rx.url(), &["message.sent"]).await;
+        let hook_id = hook["id"].as_str().unwrap().to_string();
+        send(&app, &biz).await;
+        let first = rx.wait_for(1).await;
+        let failed = wait_log(&app, &biz, |d| d["status"] == "failed").await;
+        assert_eq!(failed["attempts"], 1);
+        let id = failed["id"].as_str().unwrap().to_string();
+        let retry_path = format!("/business/webhook-deliveries/{id}/retry");
+        let retry = async |app: &TestApp| {
+            app.post(&retry_path, Some(&biz.owner_token), json!({}))
+                .await
+        };
+        // Not while the endpoint is paused.
+        app.request(
+            Method::PATCH,
+            &format!("/business/webhooks/{hook_id}"),
+            Some(&biz.owner_token),
+            Some(RawBody::Json(json!({ "active": false }))),
+        )
+        .await
+        .assert_ok(200);
+        retry(&app).await.assert_error(409, "webhook_paused");
+        app.request(
+            Method::PATCH,
+            &format!("/business/webhooks/{hook_id}"),
+            Some(&biz.owner_token),
+            Some(RawBody::Json(json!({ "active": true }))),
+        )
+        .await
+        .assert_ok(200);
+        // The retry fails again, but is retried on the schedule: a fresh budget.
+        rx.queue(&[500]);
+        let requeued = retry(&app).await;
+        requeued.assert_ok(200);
+        assert_eq!(requeued.data()["id"], id.as_str());
+        assert_eq!(requeued.data()["status"], "pending");
+        let again = rx.wait_for(2).await;
+        assert_eq!(
+            again[1].header("x-service-delivery"),
+            first[0].header("x-service-delivery")
+        );
+        let retrying = wait_log(&app, &biz, |d| d["attempts"] == 2).await;
+        assert_eq!(retrying["status"], "retrying");
+        app.clock.advance(Duration::from_secs(60));
+        rx.wait_for(3).await;
+        let done = wait_log(&app, &biz, |d| d["status"] == "succeeded").await;
+        assert_eq!(done["attempts"], 3);
+        // Only a failed delivery can be retried.
+        retry(&app).await.assert_error(409, "delivery_not_failed");
+        app.post(
+            &format!(
+                "/business/webhook-deliveries/{}/retry",
+                uuid::Uuid::new_v4()
+            ),
+            Some(&biz.owner_token),
+            json!({}),
+        )
+        .await
+        .assert_error(404, "delivery_not_found");
+    }
+);
+
+e2e!(
+    recover_requeues_an_endpoints_failed_deliveries_since_a_time,
+    |app| async move {
+        let rx = Receiver::start().await;
+        rx.answer(410);
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        let hook = register(&app, &biz, &rx.url(), &["message.sent"]).await;
+        let path = format!(
+            "/business/webhooks/{}/recover",
+            hook["id"].as_str().unwrap()
+        );
+        let since = chrono::Utc::now() - chrono::TimeDelta::minutes(1);
+        for _ in 0..3 {
+            send(&app, &biz).await;
+        }
+        rx.wait_for(3).await;
+        for _ in 0..500 {
+            let all = log(&app, &biz).await;
+            if all.len() == 3 && all.iter().all(|d| d["status"] == "failed") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let at = |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339();
+        for body in [
+            json!({}),
+            json!({ "since": "yesterday" }),
+            json!({ "since": at(chrono::Utc::now() + chrono::TimeDelta::hours(1)) }),
+            json!({ "since": at(chrono::Utc::now() - chrono::TimeDelta::days(8)) }),
+        ] {
+            let reply = app.post(&path, Some(&biz.owner_token), body.clone()).await;
+            reply.assert_error(400, "invalid_request");
+            assert!(
+                reply.body["detail"].as_str().unwrap().starts_with("since:"),
+                "{body}"
+            );
+        }
+        rx.answer(200);
+        let recovered = app
+            .post(&path, Some(&biz.owner_token), json!({ "since": at(since) }))
+            .await;
+        recovered.assert_ok(200);
+        assert_eq!(recovered.data()["requeued"], 3);
+        rx.wait_for(6).await;
+        for _ in 0..500 {
+            if log(&app, &biz)
+                .await
+                .iter()
+                .all(|d| d["status"] == "succeeded")
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(
+            log(&app, &biz)
+                .await
+                .iter()
+                .all(|d| d["status"] == "succeeded")
+        );
+        // Nothing failed is left.
+        let none = app
+            .post(&path, Some(&biz.owner_token), json!({ "since": at(since) }))
+            .await;
+        assert_eq!(none.data()["requeued"], 0);
+        app.post(
+            &format!("/business/webhooks/{}/recover", uuid::Uuid::new_v4()),
+            Some(&biz.owner_token),
+            json!({ "since": at(since) }),
+        )
+        .await
+        .assert_error(404, "webhook_not_found");
+    }
+);

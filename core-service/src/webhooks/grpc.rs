@@ -141,6 +141,33 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
         }))
     }
 
+    async fn retry_delivery(
+        &self,
+        request: Request<pb::DeliveryRequest>,
+    ) -> Result<Response<pb::Delivery>, Status> {
+        let delivery =
+            service::retry_delivery(&self.core, authorization(&request), &request.get_ref().id)
+                .await?;
+        Ok(Response::new(delivery_pb(delivery)))
+    }
+
+    async fn recover_webhook(
+        &self,
+        request: Request<pb::RecoverWebhookRequest>,
+    ) -> Result<Response<pb::RecoverResult>, Status> {
+        let body = request.get_ref();
+        let requeued = service::recover(
+            &self.core,
+            authorization(&request),
+            &body.id,
+            body.since.as_deref(),
+        )
+        .await?;
+        Ok(Response::new(pb::RecoverResult {
+            requeued: requeued as i64,
+        }))
+    }
+
     async fn get_delivery(
         &self,
         request: Request<pb::DeliveryRequest>,

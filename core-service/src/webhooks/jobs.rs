@@ -216,7 +216,13 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
                 tracing::info!(delivery = %id, "stale report ignored");
                 continue;
             }
-            let result = attempt_result(core, delivery.attempts + 1, report, now);
+            let result = attempt_result(
+                core,
+                delivery.attempts + 1,
+                delivery.attempts_base,
+                report,
+                now,
+            );
             tracing::info!(delivery = %id, attempts = result.attempts, status = result.status, "webhook attempt failed");
             let entry = log(
                 id,
@@ -240,10 +246,11 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
     Ok(())
 }
 
-/// What an unsuccessful attempt (number `attempts`) changes.
+/// What an unsuccessful attempt (number `attempts`; the budget counts from `base`) changes.
 fn attempt_result(
     core: &Core,
     attempts: i32,
+    base: i32,
     report: &pb::JobReport,
     now: chrono::DateTime<chrono::Utc>,
 ) -> store::AttemptResult {
@@ -257,9 +264,9 @@ fn attempt_result(
     let (status, next) = match verdict {
         Verdict::Succeeded => ("succeeded", 0),
         Verdict::Permanent => ("failed", 0),
-        Verdict::Retry if attempts >= MAX_ATTEMPTS => ("failed", 0),
+        Verdict::Retry if attempts - base >= MAX_ATTEMPTS => ("failed", 0),
         Verdict::Retry => {
-            let wait = backoff(core.webhooks.retry_unit, attempts);
+            let wait = backoff(core.webhooks.retry_unit, attempts - base);
             ("retrying", now.timestamp_millis() + wait.as_millis() as i64)
         }
     };

@@ -382,6 +382,90 @@ pub async fn usage(core: &Core, business_id: Uuid) -> AppResult<DeliveryUsage> {
     Ok(usage)
 }
 
+/// How far back `recover` reaches.
+pub const RECOVER_WINDOW: chrono::TimeDelta = chrono::TimeDelta::days(7);
+
+fn paused() -> AppError {
+    AppError::new(
+        ErrorCode::WebhookPaused,
+        "this webhook is paused; reactivate it first",
+    )
+}
+
+/// Re-queues one failed delivery: pending, due at once, a fresh budget of attempts on the same
+/// schedule, the same id (= `X-Service-Delivery`); `attempts` keeps counting.
+///
+/// Errors: as [`delete`], `delivery_not_found`, `delivery_not_failed`, `webhook_paused`,
+/// `webhook_not_found` (its endpoint was deleted).
+pub async fn retry_delivery(
+    core: &Core,
+    authorization: Option<&str>,
+    id: &str,
+) -> AppResult<webhook_deliveries::Model> {
+    let console = manager(core, authorization).await?;
+    let missing = || AppError::new(ErrorCode::DeliveryNotFound, "no such delivery");
+    let id = Uuid::parse_str(id.trim()).map_err(|_| missing())?;
+    let delivery = store::find_delivery(&core.db, console.business.id, id)
+        .await?
+        .ok_or_else(missing)?;
+    let webhook = store::find(&core.db, console.business.id, delivery.webhook_id)
+        .await?
+        .ok_or_else(not_found)?;
+    if !webhook.active {
+        return Err(paused());
+    }
+    let now = core.clock.now();
+    let Some(requeued) = store::requeue_failed(&core.db, webhook.id, Some(id), None, now)
+        .await?
+        .pop()
+    else {
+        return Err(AppError::new(
+            ErrorCode::DeliveryNotFailed,
+            "only a failed delivery can be retried",
+        ));
+    };
+    core.wake_webhook_workers().await;
+    Ok(requeued)
+}
+
+/// Re-queues every failed delivery of endpoint `id` created at or after `since` (RFC 3339, at
+/// most 7 days back, not in the future), as [`retry_delivery`] does for one. Returns how many.
+///
+/// Errors: as [`delete`], `invalid_request` (`since`), `webhook_paused`.
+pub async fn recover(
+    core: &Core,
+    authorization: Option<&str>,
+    id: &str,
+    since: Option<&str>,
+) -> AppResult<u64> {
+    let console = manager(core, authorization).await?;
+    let webhook = store::find(&core.db, console.business.id, webhook_id(id)?)
+        .await?
+        .ok_or_else(not_found)?;
+    let now = core.clock.now();
+    let bad_since = |why: &str| AppError::new(ErrorCode::InvalidRequest, format!("since: {why}"));
+    let since = since.ok_or_else(|| bad_since("required (an RFC 3339 date-time)"))?;
+    let since = chrono::DateTime::parse_from_rfc3339(since.trim())
+        .map_err(|_| bad_since("an RFC 3339 date-time"))?
+        .with_timezone(&chrono::Utc);
+    if since > now {
+        return Err(bad_since("in the future"));
+    }
+    if since < now - RECOVER_WINDOW {
+        return Err(bad_since("at most 7 days back"));
+    }
+    if !webhook.active {
+        return Err(paused());
+    }
+    let requeued = store::requeue_failed(&core.db, webhook.id, None, Some(since), now)
+        .await?
+        .len() as u64;
+    if requeued > 0 {
+        core.wake_webhook_workers().await;
+    }
+    Ok(requeued)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -320,6 +320,44 @@ pub async fn delivery_page(
         .await?)
 }
 
+/// Re-queues failed deliveries of endpoint `webhook_id` (all of them, or only `only`, or those
+/// created at or after `since`): pending, due at once, with a fresh budget of attempts counted
+/// from their current `attempts`. Returns them as re-queued.
+pub async fn requeue_failed(
+    db: &impl ConnectionTrait,
+    webhook_id: Uuid,
+    only: Option<Uuid>,
+    since: Option<DateTime<Utc>>,
+    now: DateTime<Utc>,
+) -> AppResult<Vec<webhook_deliveries::Model>> {
+    let mut update = webhook_deliveries::Entity::update_many()
+        .col_expr(webhook_deliveries::Column::Status, Expr::value("pending"))
+        .col_expr(
+            webhook_deliveries::Column::AttemptsBase,
+            Expr::col(webhook_deliveries::Column::Attempts),
+        )
+        .col_expr(
+            webhook_deliveries::Column::NextAttemptAtMs,
+            Expr::value(now.timestamp_millis()),
+        )
+        .col_expr(webhook_deliveries::Column::Queued, Expr::value(1))
+        .col_expr(webhook_deliveries::Column::LeaseUntilMs, Expr::value(0))
+        .col_expr(
+            webhook_deliveries::Column::LeaseToken,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(webhook_deliveries::Column::UpdatedAt, Expr::value(now))
+        .filter(webhook_deliveries::Column::WebhookId.eq(webhook_id))
+        .filter(webhook_deliveries::Column::Status.eq("failed"));
+    if let Some(id) = only {
+        update = update.filter(webhook_deliveries::Column::Id.eq(id));
+    }
+    if let Some(since) = since {
+        update = update.filter(webhook_deliveries::Column::CreatedAt.gte(since));
+    }
+    Ok(update.exec_with_returning(db).await?)
+}
+
 /// Delivery `id` of `business_id` (None for another business's).
 pub async fn find_delivery(
     db: &impl ConnectionTrait,

@@ -50,6 +50,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(webhooks::test_webhook))
         .routes(routes!(webhooks::deliveries))
         .routes(routes!(webhooks::get_delivery))
+        .routes(routes!(webhooks::retry_delivery))
+        .routes(routes!(webhooks::recover_webhook))
         .routes(routes!(webhooks::revoke_grant))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::readyz))

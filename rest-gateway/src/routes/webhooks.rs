@@ -352,6 +352,84 @@ pub async fn get_delivery(
     ))
 }
 
+/// Re-queue a failed delivery: it becomes `pending`, due at once, with a fresh budget of 6
+/// attempts on the same schedule, and keeps its `id` (= `X-Service-Delivery`).
+#[utoipa::path(post, path = "/business/webhook-deliveries/{id}/retry", tag = "webhooks",
+    security(("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
+    responses(
+        (status = 200, description = "The delivery, now pending", body = Envelope<Delivery>),
+        (status = 403, description = "`insufficient_role`", body = EmptyEnvelope),
+        (status = 404, description = "`delivery_not_found`, or `webhook_not_found` (its endpoint was deleted)", body = EmptyEnvelope),
+        (status = 409, description = "`delivery_not_failed` or `webhook_paused`", body = EmptyEnvelope),
+    ))]
+pub async fn retry_delivery(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    Path(id): Path<String>,
+) -> ApiResult {
+    let request = pb::DeliveryRequest {
+        id: uuid_path(&id)?,
+    };
+    let delivery = state
+        .webhooks
+        .clone()
+        .retry_delivery(ctx.request(request))
+        .await?
+        .into_inner();
+    Ok(ok(StatusCode::OK, Delivery::from(delivery)))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecoverBody {
+    /// Re-queue the failed deliveries created at or after this time (at most 7 days back).
+    #[schema(format = DateTime, required = true)]
+    pub since: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RecoverResult {
+    /// How many failed deliveries were re-queued.
+    pub requeued: i64,
+}
+
+/// Re-queue every failed delivery of an endpoint since a time, as the retry of one does.
+#[utoipa::path(post, path = "/business/webhooks/{id}/recover", tag = "webhooks",
+    security(("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
+    request_body = RecoverBody,
+    responses(
+        (status = 200, description = "How many were re-queued", body = Envelope<RecoverResult>),
+        (status = 400, description = "`invalid_request`: `since` missing, not a date-time, in the future or over 7 days back", body = EmptyEnvelope),
+        (status = 403, description = "`insufficient_role`", body = EmptyEnvelope),
+        (status = 404, description = "`webhook_not_found`", body = EmptyEnvelope),
+        (status = 409, description = "`webhook_paused`", body = EmptyEnvelope),
+    ))]
+pub async fn recover_webhook(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<RecoverBody>,
+) -> ApiResult {
+    let request = pb::RecoverWebhookRequest {
+        id: uuid_path(&id)?,
+        since: body.since,
+    };
+    let result = state
+        .webhooks
+        .clone()
+        .recover_webhook(ctx.request(request))
+        .await?
+        .into_inner();
+    Ok(ok(
+        StatusCode::OK,
+        RecoverResult {
+            requeued: result.requeued,
+        },
+    ))
+}
+
 /// Revoke the caller's sign-in grant to a developer app; its business receives
 /// `grant.revoked`.
 #[utoipa::path(delete, path = "/me/grants/{client_id}", tag = "grants",
