@@ -300,3 +300,17 @@ mod tests {
         }
     }
 }
+
+/// A filter value that must be one of `allowed` (None when absent).
+///
+/// Errors: `invalid_request` naming `field` and the allowed values.
+pub fn one_of(field: &str, value: Option<&str>, allowed: &[&str]) -> AppResult<Option<String>> {
+    match value {
+        None => Ok(None),
+        Some(v) if allowed.contains(&v) => Ok(Some(v.to_string())),
+        Some(_) => Err(AppError::new(
+            ErrorCode::InvalidRequest,
+            format!("{field}: one of {}", allowed.join(", ")),
+        )),
+    }
+}

@@ -399,17 +399,6 @@ pub struct HistoryQuery {
     pub source: Option<String>,
 }
 
-fn one_of(field: &str, value: Option<&str>, allowed: &[&str]) -> AppResult<Option<String>> {
-    match value {
-        None => Ok(None),
-        Some(v) if allowed.contains(&v) => Ok(Some(v.to_string())),
-        Some(_) => Err(AppError::new(
-            ErrorCode::InvalidRequest,
-            format!("{field}: one of {}", allowed.join(", ")),
-        )),
-    }
-}
-
 /// The page size of a list: `limit` 1 to 200, default 50.
 pub fn page_limit(limit: Option<i64>) -> AppResult<u64> {
     let limit = limit.unwrap_or(50);
@@ -435,17 +424,17 @@ pub async fn history(
     console.require_active_business()?;
     let limit = page_limit(query.limit)?;
     let filter = store::HistoryFilter {
-        status: one_of(
+        status: crate::domain::one_of(
             "status",
             query.status.as_deref(),
             &["accepted", "delivered", "failed"],
         )?,
-        category: one_of(
+        category: crate::domain::one_of(
             "category",
             query.category.as_deref(),
             &["authentication", "utility", "marketing", "service"],
         )?,
-        source: one_of(
+        source: crate::domain::one_of(
             "source",
             query.source.as_deref(),
             &["console", "app", "service"],

@@ -267,17 +267,6 @@ pub struct DeliveryQuery {
     pub event_type: Option<String>,
 }
 
-fn one_of(field: &str, value: Option<&str>, allowed: &[&str]) -> AppResult<Option<String>> {
-    match value {
-        None => Ok(None),
-        Some(v) if allowed.contains(&v) => Ok(Some(v.to_string())),
-        Some(_) => Err(AppError::new(
-            ErrorCode::InvalidRequest,
-            format!("{field}: one of {}", allowed.join(", ")),
-        )),
-    }
-}
-
 /// The business's deliveries, newest first, a page at a time, filtered by endpoint, status and
 /// event type. Returns the page and whether more follow.
 ///
@@ -303,12 +292,12 @@ pub async fn deliveries(
     };
     let filter = store::DeliveryFilter {
         webhook_id,
-        status: one_of(
+        status: crate::domain::one_of(
             "status",
             query.status.as_deref(),
             &["pending", "retrying", "succeeded", "failed"],
         )?,
-        event_type: one_of(
+        event_type: crate::domain::one_of(
             "event_type",
             query.event_type.as_deref(),
             &[
