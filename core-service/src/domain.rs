@@ -223,6 +223,20 @@ pub fn parse_name(field: &str, input: &str) -> AppResult<String> {
     Ok(text.to_string())
 }
 
+/// A filter value that must be one of `allowed` (None when absent).
+///
+/// Errors: `invalid_request` naming `field` and the allowed values.
+pub fn one_of(field: &str, value: Option<&str>, allowed: &[&str]) -> AppResult<Option<String>> {
+    match value {
+        None => Ok(None),
+        Some(v) if allowed.contains(&v) => Ok(Some(v.to_string())),
+        Some(_) => Err(AppError::new(
+            ErrorCode::InvalidRequest,
+            format!("{field}: one of {}", allowed.join(", ")),
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,19 +312,5 @@ mod tests {
         ] {
             assert!(parse_website_url(bad).is_err(), "{bad}");
         }
-    }
-}
-
-/// A filter value that must be one of `allowed` (None when absent).
-///
-/// Errors: `invalid_request` naming `field` and the allowed values.
-pub fn one_of(field: &str, value: Option<&str>, allowed: &[&str]) -> AppResult<Option<String>> {
-    match value {
-        None => Ok(None),
-        Some(v) if allowed.contains(&v) => Ok(Some(v.to_string())),
-        Some(_) => Err(AppError::new(
-            ErrorCode::InvalidRequest,
-            format!("{field}: one of {}", allowed.join(", ")),
-        )),
     }
 }
