@@ -128,6 +128,9 @@ macro_rules! string_enum {
         pub enum $name { $($variant),* }
 
         impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
+
             pub const fn as_str(self) -> &'static str {
                 match self { $($name::$variant => $wire),* }
             }

@@ -215,3 +215,67 @@ e2e!(
         .assert_error(404, "not_found");
     }
 );
+
+async fn run_demo(app: &crate::harness::TestApp, yes: bool) -> anyhow::Result<serde_json::Value> {
+    core_service::admin::cli::run(core_service::admin::cli::AdminArgs {
+        core_url: app.grpc_url.clone(),
+        internal_token: app.config.internal_token.clone(),
+        command: core_service::admin::cli::AdminCommand::Demo { yes },
+    })
+    .await
+}
+
+e2e!(
+    admin_demo_makes_a_live_business_a_developer_can_send_from_at_once,
+    |app| async move {
+        if app.core.db.get_database_backend() == sea_orm::DbBackend::Postgres {
+            let refused = run_demo(&app, false).await.unwrap_err().to_string();
+            assert!(refused.contains("--yes"), "{refused}");
+        }
+        let demo = run_demo(&app, true).await.unwrap();
+        let business = demo["business_account_id"].as_str().unwrap();
+        let me = app
+            .get(
+                "/business/me",
+                Some(demo["owner_access_token"].as_str().unwrap()),
+            )
+            .await;
+        me.assert_ok(200);
+        assert_eq!(me.data()["mode"], "live");
+        assert_eq!(me.data()["user_id"], business);
+        let followers = demo["followers"].as_array().unwrap();
+        assert_eq!(followers.len(), 3);
+        assert_eq!(
+            followers
+                .iter()
+                .filter(|f| f["marketing_opt_in"] == true)
+                .count(),
+            1
+        );
+        let opted_in = followers
+            .iter()
+            .find(|f| f["marketing_opt_in"] == true)
+            .unwrap();
+        let token = demo["app_token"].as_str().unwrap();
+        assert!(token.starts_with("sva_"));
+        for (category, body) in [
+            ("utility", "Your order shipped"),
+            ("marketing", "Sale today"),
+        ] {
+            let sent = app
+                .http
+                .post(format!("{}/v1/{business}/messages", app.base))
+                .header("authorization", format!("Bearer {token}"))
+                .json(&serde_json::json!({
+                    "to": opted_in["phone_number"], "category": category, "body": body
+                }))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(sent.status(), 200, "{category}");
+        }
+        // Each run makes a new, separate demo.
+        let again = run_demo(&app, true).await.unwrap();
+        assert_ne!(again["business_account_id"], demo["business_account_id"]);
+    }
+);

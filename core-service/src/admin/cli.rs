@@ -49,6 +49,14 @@ pub enum AdminCommand {
         #[arg(long)]
         client: String,
     },
+    /// Creates a live business with its owner, three followers (one opted in to marketing) and
+    /// an app with every scope; prints their ids and phones, a fresh owner access token and the
+    /// app token. Refused on PostgreSQL unless --yes.
+    Demo {
+        /// Create demo data even in a PostgreSQL database.
+        #[arg(long)]
+        yes: bool,
+    },
     /// Sets a business's mode (sandbox or live) and/or status (active or suspended).
     SetBusiness {
         #[arg(long)]
@@ -101,6 +109,29 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
         anyhow::anyhow!("{}: {}", err.code, err.detail)
     };
     Ok(match args.command {
+        AdminCommand::Demo { yes } => {
+            let demo = client_rpc
+                .create_demo(with_token(
+                    token.as_deref(),
+                    pb::CreateDemoRequest { confirm: yes },
+                ))
+                .await
+                .map_err(describe)?
+                .into_inner();
+            serde_json::json!({
+                "business_account_id": demo.business_account_id,
+                "business_name": demo.business_name,
+                "owner_phone_number": demo.owner_phone_number,
+                "owner_access_token": demo.owner_access_token,
+                "app_id": demo.app_id,
+                "app_token": demo.app_token,
+                "followers": demo.followers.into_iter().map(|f| serde_json::json!({
+                    "user_id": f.user_id,
+                    "phone_number": f.phone_number,
+                    "marketing_opt_in": f.marketing_opt_in,
+                })).collect::<Vec<_>>(),
+            })
+        }
         AdminCommand::CreateUser { phone } => {
             let user = client_rpc
                 .create_user(with_token(

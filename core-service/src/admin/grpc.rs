@@ -80,6 +80,31 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         Ok(Response::new(crate::grants::grpc::grant_pb(grant)))
     }
 
+    async fn create_demo(
+        &self,
+        request: Request<pb::CreateDemoRequest>,
+    ) -> Result<Response<pb::Demo>, Status> {
+        self.guard(&request)?;
+        let demo = super::service::create_demo(&self.core, request.get_ref().confirm).await?;
+        Ok(Response::new(pb::Demo {
+            business_account_id: demo.business.business.id.to_string(),
+            business_name: demo.business.business.business_name,
+            owner_phone_number: demo.business.phone_number,
+            owner_access_token: demo.owner_access_token,
+            app_id: demo.app_id.to_string(),
+            app_token: demo.app_token,
+            followers: demo
+                .followers
+                .into_iter()
+                .map(|(user, opt_in)| pb::DemoPerson {
+                    user_id: user.id.to_string(),
+                    phone_number: user.phone_number,
+                    marketing_opt_in: opt_in,
+                })
+                .collect(),
+        }))
+    }
+
     async fn revoke_grant(
         &self,
         request: Request<pb::GrantRequest>,

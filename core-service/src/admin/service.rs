@@ -104,3 +104,86 @@ pub async fn set_business(
         phone_number: owner.phone_number,
     })
 }
+/// What [`create_demo`] made.
+#[derive(Debug, Clone)]
+pub struct Demo {
+    pub business: AccountView,
+    pub owner_access_token: String,
+    pub app_id: Uuid,
+    pub app_token: String,
+    /// (user, marketing opt-in)
+    pub followers: Vec<(users::Model, bool)>,
+}
+
+/// A user with a fresh, unused demo number (+1 415 555 01xx/02xx...).
+async fn demo_user(core: &Core) -> AppResult<users::Model> {
+    for _ in 0..50 {
+        let phone = format!("+1415555{:04}", rand::random_range(100..10_000u32));
+        match create_user(core, &phone).await {
+            Ok(user) => return Ok(user),
+            Err(err) if err.code == ErrorCode::UserAlreadyExists => continue,
+            Err(err) => return Err(err),
+        }
+    }
+    Err(AppError::internal("no free demo phone number"))
+}
+
+/// A live business with its owner, three followers (the first opted in to marketing) and an
+/// app with every scope, made through the same rules as the public API, so a developer can
+/// send within a minute. Refused on PostgreSQL (a production database, most likely) unless
+/// `confirm`.
+///
+/// Errors: `invalid_request` (PostgreSQL without confirmation).
+pub async fn create_demo(core: &Core, confirm: bool) -> AppResult<Demo> {
+    if core.db.get_database_backend() == sea_orm::DbBackend::Postgres && !confirm {
+        return Err(AppError::new(
+            ErrorCode::InvalidRequest,
+            "confirm: this database is PostgreSQL; pass --yes to create demo data in it",
+        ));
+    }
+    let bearer_of = |user: &users::Model| -> AppResult<String> {
+        crate::identity::tokens::issue_access_token(
+            &core.keys.jwt_secret,
+            &core.tokens,
+            user.id,
+            core.clock.now().timestamp(),
+        )
+        .map_err(|e| AppError::internal(format!("signing a token: {e}")))
+    };
+    let owner = demo_user(core).await?;
+    let owner_token = bearer_of(&owner)?;
+    let owner_auth = format!("Bearer {owner_token}");
+    crate::business::service::create_sandbox(
+        core,
+        Some(&owner_auth),
+        crate::business::service::NewAccount {
+            business_name: Some("Demo Coffee".to_string()),
+            category: Some("Food and drink".to_string()),
+            website_url: Some("https://example.com".to_string()),
+        },
+    )
+    .await?;
+    let business = set_business(core, &owner.id.to_string(), Some("live"), None).await?;
+    let scopes: Vec<String> = crate::domain::Scope::ALL
+        .iter()
+        .map(|s| s.as_str().to_string())
+        .collect();
+    let (app, app_token) =
+        crate::apps::service::create(core, Some(&owner_auth), "Demo server", &scopes).await?;
+    let mut followers = Vec::new();
+    for n in 0..3 {
+        let user = demo_user(core).await?;
+        let auth = format!("Bearer {}", bearer_of(&user)?);
+        let opt_in = n == 0;
+        crate::consent::service::put(core, Some(&auth), &owner.id.to_string(), Some(opt_in))
+            .await?;
+        followers.push((user, opt_in));
+    }
+    Ok(Demo {
+        business,
+        owner_access_token: owner_token,
+        app_id: app.app.id,
+        app_token,
+        followers,
+    })
+}
