@@ -110,7 +110,7 @@ catalogue! {
     WebhookUrlConflict = "webhook_url_conflict", AlreadyExists, 409;
     WebhookPaused = "webhook_paused", FailedPrecondition, 409;
     DeliveryNotFailed = "delivery_not_failed", FailedPrecondition, 409;
-    WebhookLimitReached = "webhook_limit_reached", ResourceExhausted, 409;
+    WebhookLimitReached = "webhook_limit_reached", FailedPrecondition, 409;
     // 413: the request body is larger than the gateway accepts.
     PayloadTooLarge = "payload_too_large", InvalidArgument, 413;
     // 431: the request's headers are larger than the gateway accepts.
@@ -231,7 +231,8 @@ mod tests {
     fn grpc_codes_agree_with_the_http_status_class() {
         for &code in ErrorCode::ALL {
             let expected: &[Code] = match code.http_status() {
-                400 | 413 => &[Code::InvalidArgument],
+                400 | 413 | 431 => &[Code::InvalidArgument],
+                408 => &[Code::DeadlineExceeded],
                 401 => &[Code::Unauthenticated],
                 403 => &[Code::PermissionDenied],
                 404 => &[Code::NotFound],
@@ -249,6 +250,13 @@ mod tests {
     #[test]
     fn the_spec_and_design_codes_have_their_decided_statuses() {
         let decided: &[(&str, u16)] = &[
+            ("message_not_found", 404),
+            ("delivery_not_found", 404),
+            ("request_timeout", 408),
+            ("delivery_not_failed", 409),
+            ("webhook_limit_reached", 409),
+            ("payload_too_large", 413),
+            ("request_header_too_large", 431),
             ("invalid_app_token", 401),
             ("app_scope_required", 403),
             ("not_a_business_account", 403),
