@@ -100,6 +100,22 @@ fn without_position(err: &serde_json::Error) -> String {
     }
 }
 
+/// The one parameter of a route's path, percent-decoded. A segment that does not decode to
+/// text (`/business/webhooks/%FF`) names no resource: 404 `not_found` in the envelope, as any
+/// unknown id is.
+pub struct PathParam(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for PathParam {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        axum::extract::Path::<String>::from_request_parts(parts, state)
+            .await
+            .map(|axum::extract::Path(value)| PathParam(value))
+            .map_err(|_| ApiError::new(ErrorCode::NotFound, "no such resource"))
+    }
+}
+
 /// A path segment that must be a UUID; anything else is no such resource (404 `not_found`).
 pub fn uuid_path(segment: &str) -> Result<String, ApiError> {
     uuid::Uuid::parse_str(segment)

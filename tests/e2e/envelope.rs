@@ -232,3 +232,25 @@ e2e!(
         .assert_error(400, "invalid_request");
     }
 );
+
+e2e!(
+    a_path_id_that_is_not_text_is_404_not_found_in_the_envelope_on_every_route,
+    |app| async move {
+        let mut checked = 0;
+        for (method, template) in crate::openapi::ROUTES {
+            let Some(start) = template.find('{') else {
+                continue;
+            };
+            let end = start + template[start..].find('}').unwrap();
+            let path = format!("{}%FF{}", &template[..start], &template[end + 1..]);
+            let method = reqwest::Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+            let reply = app
+                .request(method.clone(), &path, Some("not-a-token"), None)
+                .await;
+            assert_eq!(reply.status, 404, "{method} {path}: {}", reply.body);
+            reply.assert_error(404, "not_found");
+            checked += 1;
+        }
+        assert!(checked >= 17, "{checked}");
+    }
+);

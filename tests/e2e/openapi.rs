@@ -3,7 +3,7 @@
 use crate::e2e;
 
 /// The routes this service implements so far: each must be documented and served.
-const ROUTES: &[(&str, &str)] = &[
+pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/auth/business/otp/request"),
     ("post", "/auth/business/otp/verify"),
     ("post", "/auth/refresh"),

@@ -1,13 +1,13 @@
 //! `/business/apps`: developer apps (owner only).
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use proto::v1 as pb;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::envelope::{ApiResult, EmptyEnvelope, Envelope, Null, ok};
-use crate::extract::{CallContext, JsonBody, uuid_path};
+use crate::extract::{CallContext, JsonBody, PathParam, uuid_path};
 use crate::state::AppState;
 
 /// A developer app (never with its token).
@@ -120,7 +120,7 @@ pub async fn create_app(
 pub async fn rotate_app(
     State(state): State<AppState>,
     ctx: CallContext,
-    Path(app_id): Path<String>,
+    PathParam(app_id): PathParam,
 ) -> ApiResult {
     let message = pb::AppRequest {
         app_id: uuid_path(&app_id)?,
@@ -140,7 +140,7 @@ pub async fn rotate_app(
 pub async fn delete_app(
     State(state): State<AppState>,
     ctx: CallContext,
-    Path(app_id): Path<String>,
+    PathParam(app_id): PathParam,
 ) -> ApiResult {
     let message = pb::AppRequest {
         app_id: uuid_path(&app_id)?,

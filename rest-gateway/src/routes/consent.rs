@@ -1,13 +1,13 @@
 //! `/businesses/{businessAccountId}/follow`: a user's follow and marketing consent.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use proto::v1 as pb;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::envelope::{ApiResult, EmptyEnvelope, Envelope, Null, ok};
-use crate::extract::{CallContext, JsonBody, uuid_path};
+use crate::extract::{CallContext, JsonBody, PathParam, uuid_path};
 use crate::state::AppState;
 
 /// A user's follow of a business.
@@ -65,7 +65,7 @@ pub struct PatchFollowBody {
 pub async fn get_follow(
     State(state): State<AppState>,
     ctx: CallContext,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
 ) -> ApiResult {
     let message = pb::FollowRequest {
         business_account_id: uuid_path(&id)?,
@@ -90,7 +90,7 @@ pub async fn get_follow(
 pub async fn put_follow(
     State(state): State<AppState>,
     ctx: CallContext,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
     JsonBody(body): JsonBody<PutFollowBody>,
 ) -> ApiResult {
     let message = pb::PutFollowRequest {
@@ -117,7 +117,7 @@ pub async fn put_follow(
 pub async fn patch_follow(
     State(state): State<AppState>,
     ctx: CallContext,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
     JsonBody(body): JsonBody<PatchFollowBody>,
 ) -> ApiResult {
     let message = pb::PatchFollowRequest {
@@ -143,7 +143,7 @@ pub async fn patch_follow(
 pub async fn delete_follow(
     State(state): State<AppState>,
     ctx: CallContext,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
 ) -> ApiResult {
     let message = pb::FollowRequest {
         business_account_id: uuid_path(&id)?,

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use proto::ErrorCode;
 use proto::v1 as pb;
@@ -11,7 +11,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::envelope::{ApiError, ApiResult, EmptyEnvelope, Envelope, ok, reply};
-use crate::extract::{CallContext, JsonBody, idempotency_key, uuid_path};
+use crate::extract::{CallContext, JsonBody, PathParam, idempotency_key, uuid_path};
 use crate::state::AppState;
 
 /// A category message.
@@ -143,7 +143,7 @@ pub async fn send_app(
     State(state): State<AppState>,
     ctx: CallContext,
     headers: HeaderMap,
-    Path(business_account_id): Path<String>,
+    PathParam(business_account_id): PathParam,
     JsonBody(input): JsonBody<MessageInput>,
 ) -> ApiResult {
     let message = pb::SendAppMessageRequest {
@@ -176,7 +176,7 @@ pub async fn send_service(
     State(state): State<AppState>,
     ctx: CallContext,
     headers: HeaderMap,
-    Path(phone_number): Path<String>,
+    PathParam(phone_number): PathParam,
     JsonBody(input): JsonBody<ServiceMessageInput>,
 ) -> ApiResult {
     let message = pb::SendServiceMessageRequest {
@@ -300,7 +300,7 @@ pub async fn history(
 pub async fn get_message(
     State(state): State<AppState>,
     ctx: CallContext,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
 ) -> ApiResult {
     let request = pb::GetMessageRequest {
         id: uuid_path(&id)?,

@@ -1,13 +1,13 @@
 //! `/auth/qr/sessions`: QR web sign-in.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use proto::v1 as pb;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::envelope::{ApiResult, EmptyEnvelope, Envelope, Null, ok};
-use crate::extract::CallContext;
+use crate::extract::{CallContext, PathParam};
 use crate::state::AppState;
 
 /// A new QR session. Show `qr_payload` as a QR code; keep `exchange_secret` in the browser.
@@ -97,7 +97,7 @@ pub async fn create(State(state): State<AppState>, ctx: CallContext) -> ApiResul
 pub async fn preview(
     State(state): State<AppState>,
     ctx: CallContext,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
 ) -> ApiResult {
     let p = state
         .qr
@@ -133,7 +133,7 @@ pub async fn status(
     State(state): State<AppState>,
     ctx: CallContext,
     headers: HeaderMap,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
 ) -> ApiResult {
     let s = state
         .qr
@@ -158,7 +158,7 @@ pub async fn status(
 pub async fn approve(
     State(state): State<AppState>,
     ctx: CallContext,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
 ) -> ApiResult {
     state
         .qr
@@ -187,7 +187,7 @@ pub async fn exchange(
     State(state): State<AppState>,
     ctx: CallContext,
     headers: HeaderMap,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
 ) -> ApiResult {
     let t = state
         .qr

@@ -1,13 +1,13 @@
 //! `/business/team`: the business's members and their roles.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use proto::v1 as pb;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::envelope::{ApiResult, EmptyEnvelope, Envelope, Null, ok};
-use crate::extract::{CallContext, JsonBody, uuid_path};
+use crate::extract::{CallContext, JsonBody, PathParam, uuid_path};
 use crate::state::AppState;
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -93,7 +93,7 @@ pub async fn add_member(
 pub async fn remove_member(
     State(state): State<AppState>,
     ctx: CallContext,
-    Path(user_id): Path<String>,
+    PathParam(user_id): PathParam,
 ) -> ApiResult {
     let message = pb::RemoveTeamMemberRequest {
         user_id: uuid_path(&user_id)?,

@@ -1,6 +1,6 @@
 //! `/business/webhooks`, `/business/webhook-deliveries` and `/me/grants/{client_id}`.
 
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use proto::ErrorCode;
 use proto::v1 as pb;
@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::envelope::{ApiError, ApiResult, EmptyEnvelope, Envelope, Null, ok};
-use crate::extract::{CallContext, JsonBody, uuid_path};
+use crate::extract::{CallContext, JsonBody, PathParam, uuid_path};
 use crate::state::AppState;
 
 /// A webhook endpoint. `secret` is present only in the creation answer.
@@ -122,7 +122,7 @@ pub async fn create_webhook(
 pub async fn update_webhook(
     State(state): State<AppState>,
     ctx: CallContext,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
     JsonBody(body): JsonBody<UpdateWebhookBody>,
 ) -> ApiResult {
     let message = pb::UpdateWebhookRequest {
@@ -151,7 +151,7 @@ pub async fn update_webhook(
 pub async fn delete_webhook(
     State(state): State<AppState>,
     ctx: CallContext,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
 ) -> ApiResult {
     let message = pb::WebhookRequest {
         id: uuid_path(&id)?,
@@ -176,7 +176,7 @@ pub async fn delete_webhook(
 pub async fn test_webhook(
     State(state): State<AppState>,
     ctx: CallContext,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
 ) -> ApiResult {
     let message = pb::WebhookRequest {
         id: uuid_path(&id)?,
@@ -322,7 +322,7 @@ pub async fn deliveries(
 pub async fn get_delivery(
     State(state): State<AppState>,
     ctx: CallContext,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
 ) -> ApiResult {
     let request = pb::DeliveryRequest {
         id: uuid_path(&id)?,
@@ -366,7 +366,7 @@ pub async fn get_delivery(
 pub async fn retry_delivery(
     State(state): State<AppState>,
     ctx: CallContext,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
 ) -> ApiResult {
     let request = pb::DeliveryRequest {
         id: uuid_path(&id)?,
@@ -409,7 +409,7 @@ pub struct RecoverResult {
 pub async fn recover_webhook(
     State(state): State<AppState>,
     ctx: CallContext,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
     JsonBody(body): JsonBody<RecoverBody>,
 ) -> ApiResult {
     let request = pb::RecoverWebhookRequest {
@@ -442,7 +442,7 @@ pub async fn recover_webhook(
 pub async fn revoke_grant(
     State(state): State<AppState>,
     ctx: CallContext,
-    Path(client_id): Path<String>,
+    PathParam(client_id): PathParam,
 ) -> ApiResult {
     let client_id = uuid_path(&client_id)
         .map_err(|_| ApiError::new(ErrorCode::GrantNotFound, "no such grant"))?;
