@@ -16,8 +16,14 @@ pub struct Claims {
     pub aud: String,
     pub exp: i64,
     pub iat: i64,
+    /// Not issued by this service; refused when in the future (beyond the skew) if present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nbf: Option<i64>,
     pub jti: String,
 }
+
+/// How far in the future a token's `iat` or `nbf` may be (clocks of other signers drift).
+pub const CLOCK_SKEW_SECS: i64 = 60;
 
 /// Signs an access token for `user_id`, valid for the configured lifetime from `now_secs`.
 pub fn issue_access_token(
@@ -32,6 +38,7 @@ pub fn issue_access_token(
         aud: settings.audience.clone(),
         iat: now_secs,
         exp: now_secs + settings.access_ttl.as_secs() as i64,
+        nbf: None,
         jti: Uuid::new_v4().to_string(),
     };
     jsonwebtoken::encode(
@@ -42,7 +49,8 @@ pub fn issue_access_token(
 }
 
 /// Verifies an access token: HS256 only, signature, `iss`, `aud`, and `exp` against the
-/// service clock (not the wall clock, so tests can move time). Returns the user id.
+/// service clock (not the wall clock, so tests can move time); an `iat` or `nbf` more than
+/// [`CLOCK_SKEW_SECS`] in the future is refused. Returns the user id.
 pub fn verify_access_token(
     secret: &[u8],
     settings: &TokenSettings,
@@ -54,11 +62,16 @@ pub fn verify_access_token(
     validation.set_audience(&[&settings.audience]);
     validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
     validation.validate_exp = false;
+    validation.validate_nbf = false;
     validation.leeway = 0;
     let data =
         jsonwebtoken::decode::<Claims>(token, &DecodingKey::from_secret(secret), &validation)
             .ok()?;
     if data.claims.exp <= now_secs {
+        return None;
+    }
+    let future = |t: i64| t > now_secs + CLOCK_SKEW_SECS;
+    if future(data.claims.iat) || data.claims.nbf.is_some_and(future) {
         return None;
     }
     Uuid::parse_str(&data.claims.sub).ok()
@@ -128,6 +141,48 @@ mod tests {
         let token = issue_access_token(&secret, &other, Uuid::new_v4(), 1_000).unwrap();
         assert_eq!(
             verify_access_token(&secret, &settings(), &token, 1_000),
+            None
+        );
+    }
+
+    #[test]
+    fn a_token_issued_or_valid_only_in_the_future_is_refused_beyond_the_skew() {
+        let secret = [1u8; 32];
+        let user = Uuid::new_v4();
+        // Issued 60 s ahead of this clock: within the skew. 61 s: refused.
+        let ahead = issue_access_token(&secret, &settings(), user, 1_060).unwrap();
+        assert_eq!(
+            verify_access_token(&secret, &settings(), &ahead, 1_000),
+            Some(user)
+        );
+        let too_far = issue_access_token(&secret, &settings(), user, 1_061).unwrap();
+        assert_eq!(
+            verify_access_token(&secret, &settings(), &too_far, 1_000),
+            None
+        );
+        let sign = |nbf: i64| {
+            let claims = Claims {
+                sub: user.to_string(),
+                iss: "iss".into(),
+                aud: "aud".into(),
+                exp: 5_000,
+                iat: 1_000,
+                nbf: Some(nbf),
+                jti: "j".into(),
+            };
+            jsonwebtoken::encode(
+                &jsonwebtoken::Header::new(Algorithm::HS256),
+                &claims,
+                &EncodingKey::from_secret(&secret),
+            )
+            .unwrap()
+        };
+        assert_eq!(
+            verify_access_token(&secret, &settings(), &sign(1_060), 1_000),
+            Some(user)
+        );
+        assert_eq!(
+            verify_access_token(&secret, &settings(), &sign(1_061), 1_000),
             None
         );
     }
