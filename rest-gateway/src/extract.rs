@@ -195,20 +195,32 @@ fn header_ascii(headers: &HeaderMap, name: &str) -> Option<AsciiMetadataValue> {
 
 /// The client IP: the socket peer, or with TRUST_PROXY the last `X-Forwarded-For` entry (the
 /// one the trusted proxy appended).
+/// The client's address: the socket peer, or with `TRUST_PROXY` exactly the last
+/// `X-Forwarded-For` entry (the one our proxy appended; a port is stripped). When that entry is
+/// not an address (`unknown`, garbage), the peer is used: an earlier entry is the client's own
+/// claim and never chosen, so a client cannot pick its address to dodge per-IP limits.
 fn client_ip(headers: &HeaderMap, peer: Option<SocketAddr>, trust_proxy: bool) -> Option<IpAddr> {
     if trust_proxy {
-        let forwarded = headers
+        let last = headers
             .get_all("x-forwarded-for")
             .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(','))
-            .filter_map(|part| part.trim().parse::<IpAddr>().ok())
-            .next_back();
-        if forwarded.is_some() {
-            return forwarded;
+            .next_back()
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.rsplit(',').next())
+            .map(str::trim);
+        if let Some(ip) = last.and_then(parse_forwarded_ip) {
+            return Some(ip);
         }
     }
     peer.map(|p| p.ip())
+}
+
+/// `203.0.113.9`, `203.0.113.9:4711`, `2001:db8::1` or `[2001:db8::1]:4711`.
+fn parse_forwarded_ip(entry: &str) -> Option<IpAddr> {
+    entry
+        .parse::<IpAddr>()
+        .ok()
+        .or_else(|| entry.parse::<SocketAddr>().ok().map(|a| a.ip()))
 }
 
 impl FromRequestParts<AppState> for CallContext {
@@ -253,6 +265,33 @@ mod tests {
             client_ip(&HeaderMap::new(), peer, true),
             Some([10, 0, 0, 1].into())
         );
+    }
+
+    #[test]
+    fn a_trusted_proxy_is_read_from_exactly_the_last_entry() {
+        let peer = Some(SocketAddr::from(([10, 0, 0, 1], 5000)));
+        let with = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert("x-forwarded-for", value.parse().unwrap());
+            client_ip(&headers, peer, true)
+        };
+        // A port appended by the proxy is stripped.
+        assert_eq!(
+            with("1.2.3.4, 198.51.100.7:4711"),
+            Some([198, 51, 100, 7].into())
+        );
+        assert_eq!(
+            with("[2001:db8::1]:443"),
+            Some("2001:db8::1".parse().unwrap())
+        );
+        // A last entry that is not an address never lets the client's earlier claim through.
+        assert_eq!(with("1.2.3.4, unknown"), Some([10, 0, 0, 1].into()));
+        assert_eq!(with("1.2.3.4, 198.51.100.7:x"), Some([10, 0, 0, 1].into()));
+        // With several headers, the last header's last entry counts.
+        let mut headers = HeaderMap::new();
+        headers.append("x-forwarded-for", "1.2.3.4".parse().unwrap());
+        headers.append("x-forwarded-for", "unknown".parse().unwrap());
+        assert_eq!(client_ip(&headers, peer, true), Some([10, 0, 0, 1].into()));
     }
 
     #[test]
