@@ -992,3 +992,41 @@ e2e!(
         .assert_error(404, "webhook_not_found");
     }
 );
+
+e2e!(
+    concurrent_revocations_of_one_grant_emit_one_grant_revoked,
+    |app| async move {
+        use core_service::entities::events;
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+        let rx = Receiver::start().await;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        register(&app, &biz, &rx.url(), &["grant.revoked"]).await;
+        let (user_id, token) = app.user(FAN).await;
+        let grant = proto::v1::GrantRequest {
+            user_id,
+            client_id: biz.app_id.clone(),
+        };
+        app.admin().await.create_grant(grant).await.unwrap();
+        let path = format!("/me/grants/{}", biz.app_id);
+        let replies = futures::future::join_all(
+            (0..6).map(|_| app.request(Method::DELETE, &path, Some(&token), None)),
+        )
+        .await;
+        let ok = replies.iter().filter(|r| r.status == 200).count();
+        assert_eq!(ok, 1, "exactly one revocation succeeds");
+        for reply in replies.iter().filter(|r| r.status != 200) {
+            reply.assert_error(404, "grant_not_found");
+        }
+        let business_id: uuid::Uuid = biz.id.parse().unwrap();
+        let emitted = events::Entity::find()
+            .filter(events::Column::BusinessId.eq(business_id))
+            .filter(events::Column::EventType.eq("grant.revoked"))
+            .all(&app.core.db)
+            .await
+            .unwrap();
+        assert_eq!(emitted.len(), 1);
+        rx.wait_for(1).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(rx.received().len(), 1, "one delivery");
+    }
+);

@@ -1,8 +1,8 @@
 //! The grant rules.
 
 use proto::ErrorCode;
-use sea_orm::sea_query::OnConflict;
-use sea_orm::{ActiveModelTrait, EntityTrait, Set, TransactionTrait};
+use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, TransactionTrait};
 use uuid::Uuid;
 
 use crate::entities::{developer_apps, grants};
@@ -51,25 +51,28 @@ pub async fn create(core: &Core, user_id: &str, client_id: &str) -> AppResult<gr
 }
 
 /// Revokes a live grant and, in the same transaction, records `grant.revoked` for the business
-/// that owns the app.
+/// that owns the app. The revocation is one conditional UPDATE (`revoked_at IS NULL`): of
+/// concurrent revocations exactly one succeeds and emits the event; the others find no live
+/// grant, as a later one would.
 ///
 /// Errors: `invalid_request`, `grant_not_found`.
 pub async fn revoke(core: &Core, user_id: Uuid, client_id: &str) -> AppResult<grants::Model> {
     let not_found = || AppError::new(ErrorCode::GrantNotFound, "no such grant");
     let client_id = Uuid::parse_str(client_id.trim()).map_err(|_| not_found())?;
-    let grant = grants::Entity::find_by_id((user_id, client_id))
-        .one(&core.db)
-        .await?
-        .filter(|g| g.revoked_at.is_none())
-        .ok_or_else(not_found)?;
     let app = developer_apps::Entity::find_by_id(client_id)
         .one(&core.db)
         .await?;
     let now = core.clock.now();
     let txn = core.db.begin().await?;
-    let mut active: grants::ActiveModel = grant.into();
-    active.revoked_at = Set(Some(now));
-    let revoked = active.update(&txn).await?;
+    let revoked = grants::Entity::update_many()
+        .col_expr(grants::Column::RevokedAt, Expr::value(Some(now)))
+        .filter(grants::Column::UserId.eq(user_id))
+        .filter(grants::Column::ClientId.eq(client_id))
+        .filter(grants::Column::RevokedAt.is_null())
+        .exec_with_returning(&txn)
+        .await?
+        .pop()
+        .ok_or_else(not_found)?;
     let mut queued = 0;
     if let Some(app) = app {
         let data = serde_json::json!({ "client_id": client_id, "chatx_user_id": user_id });
