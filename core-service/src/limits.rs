@@ -120,33 +120,85 @@ impl Limiter {
         }
     }
 
-    /// The value of a counter (0 when absent or expired).
-    pub async fn counter(&self, key: &str) -> AppResult<i64> {
+    /// Takes one of the `cap` units of a counter that lives until `expires_at_ms` (a daily
+    /// budget of failures, say), with one conditional UPDATE: of concurrent requests at most
+    /// `cap` get a unit, whatever their timing. Returns false when the counter is spent.
+    pub async fn take_counted(&self, key: &str, cap: i64, expires_at_ms: i64) -> AppResult<bool> {
+        if cap <= 0 {
+            return Ok(false);
+        }
         let now = self.clock.now_ms();
-        Ok(rate_limits::Entity::find_by_id(key.to_string())
-            .one(&self.db)
-            .await?
-            .filter(|row| row.expires_at_ms > now)
-            .map_or(0, |row| row.value))
+        for _ in 0..5 {
+            let taken = rate_limits::Entity::update_many()
+                .col_expr(
+                    rate_limits::Column::Value,
+                    Expr::col(rate_limits::Column::Value).add(1),
+                )
+                .filter(rate_limits::Column::Key.eq(key))
+                .filter(rate_limits::Column::Value.lt(cap))
+                .filter(rate_limits::Column::ExpiresAtMs.gt(now))
+                .exec(&self.db)
+                .await?;
+            if taken.rows_affected == 1 {
+                return Ok(true);
+            }
+            match rate_limits::Entity::find_by_id(key.to_string())
+                .one(&self.db)
+                .await?
+            {
+                Some(row) if row.expires_at_ms > now => {
+                    if row.value >= cap {
+                        return Ok(false);
+                    }
+                    // Created or changed under us between the UPDATE and the read: again.
+                }
+                Some(row) => {
+                    // A counter of a past period: start it again, once.
+                    let restarted = rate_limits::Entity::update_many()
+                        .col_expr(rate_limits::Column::Value, Expr::value(1))
+                        .col_expr(rate_limits::Column::ExpiresAtMs, Expr::value(expires_at_ms))
+                        .filter(rate_limits::Column::Key.eq(key))
+                        .filter(rate_limits::Column::ExpiresAtMs.eq(row.expires_at_ms))
+                        .exec(&self.db)
+                        .await?;
+                    if restarted.rows_affected == 1 {
+                        return Ok(true);
+                    }
+                }
+                None => {
+                    let row = rate_limits::ActiveModel {
+                        key: Set(key.to_string()),
+                        value: Set(1),
+                        expires_at_ms: Set(expires_at_ms),
+                    };
+                    let inserted = rate_limits::Entity::insert(row)
+                        .on_conflict(
+                            OnConflict::column(rate_limits::Column::Key)
+                                .do_nothing()
+                                .to_owned(),
+                        )
+                        .exec_without_returning(&self.db)
+                        .await?;
+                    if inserted == 1 {
+                        return Ok(true);
+                    }
+                }
+            }
+        }
+        Err(AppError::internal("counter contention"))
     }
 
-    /// Adds one to a counter that lives until `expires_at_ms`.
-    pub async fn increment(&self, key: &str, expires_at_ms: i64) -> AppResult<()> {
-        let row = rate_limits::ActiveModel {
-            key: Set(key.to_string()),
-            value: Set(1),
-            expires_at_ms: Set(expires_at_ms),
-        };
-        rate_limits::Entity::insert(row)
-            .on_conflict(
-                OnConflict::column(rate_limits::Column::Key)
-                    .value(
-                        rate_limits::Column::Value,
-                        Expr::col((rate_limits::Entity, rate_limits::Column::Value)).add(1),
-                    )
-                    .to_owned(),
+    /// Gives back a unit taken by [`Limiter::take_counted`] for a request that turned out not
+    /// to count (a correct code).
+    pub async fn give_back_counted(&self, key: &str) -> AppResult<()> {
+        rate_limits::Entity::update_many()
+            .col_expr(
+                rate_limits::Column::Value,
+                Expr::col(rate_limits::Column::Value).sub(1),
             )
-            .exec_without_returning(&self.db)
+            .filter(rate_limits::Column::Key.eq(key))
+            .filter(rate_limits::Column::Value.gt(0))
+            .exec(&self.db)
             .await?;
         Ok(())
     }

@@ -334,3 +334,39 @@ e2e!(otp_verify_is_capped_per_ip, |app| async move {
         .await
         .assert_error(400, "invalid_otp_code");
 });
+
+e2e!(
+    a_burst_of_concurrent_wrong_codes_is_held_to_the_daily_failure_cap,
+    |app| async move {
+        app.create_user(PHONE).await;
+        let replies =
+            futures::future::join_all((0..30).map(|_| verify(&app, PHONE, "000000"))).await;
+        let wrong = replies.iter().filter(|r| r.status == 400).count();
+        let locked = replies.iter().filter(|r| r.status == 429).count();
+        assert_eq!((wrong, locked), (20, 10), "cap of 20 failures a day");
+        for reply in &replies {
+            if reply.status == 429 {
+                reply.assert_error(429, "rate_limited");
+            } else {
+                reply.assert_error(400, "invalid_otp_code");
+            }
+        }
+        // A right code does not use up the budget: after 19 failures and a success, one more
+        // failure is still allowed.
+        let other = "+14155550199";
+        app.create_user(other).await;
+        for _ in 0..19 {
+            verify(&app, other, "000000")
+                .await
+                .assert_error(400, "invalid_otp_code");
+        }
+        let code = app.request_code(other).await;
+        verify(&app, other, &code).await.assert_ok(200);
+        verify(&app, other, "000000")
+            .await
+            .assert_error(400, "invalid_otp_code");
+        verify(&app, other, "000000")
+            .await
+            .assert_error(429, "rate_limited");
+    }
+);

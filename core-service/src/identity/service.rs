@@ -148,8 +148,15 @@ pub async fn verify_otp(
             .unwrap_or_default(),
     );
     let failures_key = failures_key(&phone, today);
-    let failures = core.limiter.counter(&failures_key).await?;
-    if failures >= i64::from(core.limits.otp_daily_failures_per_phone) {
+    // Each verification takes one of the day's failure units before the code is checked and
+    // gives it back only when the code was right: one conditional UPDATE, so a burst of
+    // concurrent guesses is held to the cap as a sequence would be.
+    let cap = i64::from(core.limits.otp_daily_failures_per_phone);
+    if !core
+        .limiter
+        .take_counted(&failures_key, cap, tomorrow.timestamp_millis())
+        .await?
+    {
         let wait = (tomorrow - now).to_std().unwrap_or(Duration::from_secs(1));
         return Err(AppError::retry_after(
             ErrorCode::RateLimited,
@@ -159,30 +166,26 @@ pub async fn verify_otp(
     }
 
     let wrong = || AppError::new(ErrorCode::InvalidOtpCode, "the code is wrong or expired");
-    let fail = async |core: &Core| -> AppResult<AppError> {
-        core.limiter
-            .increment(&failures_key, tomorrow.timestamp_millis())
-            .await?;
-        Ok(wrong())
-    };
+    // On a failure the unit taken above stays spent.
 
     let Some(user) = store::user_by_phone(&core.db, phone.as_str()).await? else {
-        return Err(fail(core).await?);
+        return Err(wrong());
     };
     let Some(live) = store::live_otp(&core.db, user.id, BUSINESS_LOGIN).await? else {
-        return Err(fail(core).await?);
+        return Err(wrong());
     };
     if live.attempts >= OTP_MAX_TRIES || live.expires_at_ms <= now.timestamp_millis() {
-        return Err(fail(core).await?);
+        return Err(wrong());
     }
     let expected = otp_hash(core, user.id, code.as_str());
     if !bool::from(expected.as_bytes().ct_eq(live.code_hash.as_bytes())) {
         store::count_wrong_try(&core.db, live.id, OTP_MAX_TRIES).await?;
-        return Err(fail(core).await?);
+        return Err(wrong());
     }
     if !store::consume_otp(&core.db, live.id, OTP_MAX_TRIES, now).await? {
-        return Err(fail(core).await?);
+        return Err(wrong());
     }
+    core.limiter.give_back_counted(&failures_key).await?;
     ensure_active(&user)?;
     issue_tokens(core, user.id, None).await
 }
