@@ -279,3 +279,55 @@ e2e!(
         assert_ne!(again["business_account_id"], demo["business_account_id"]);
     }
 );
+
+e2e!(
+    an_update_racing_a_delete_answers_not_found_never_500,
+    |app| async move {
+        let biz = live_business(&app, "+14155550100", ALL_SCOPES).await;
+        let owner = biz.owner_token.clone();
+        for round in 0..12 {
+            let created = app
+                .post(
+                    "/business/apps",
+                    Some(&owner),
+                    json!({ "name": format!("racer {round}"), "scopes": ["utility"] }),
+                )
+                .await;
+            created.assert_ok(201);
+            let id = created.data()["id"].as_str().unwrap().to_string();
+            let rotate_path = format!("/business/apps/{id}/rotate");
+            let delete_path = format!("/business/apps/{id}");
+            let (rotated, deleted) = futures::join!(
+                app.post(&rotate_path, Some(&owner), json!({})),
+                app.request(Method::DELETE, &delete_path, Some(&owner), None),
+            );
+            deleted.assert_ok(200);
+            if rotated.status != 200 {
+                rotated.assert_error(404, "app_not_found");
+            }
+
+            let hook = app
+                .post(
+                    "/business/webhooks",
+                    Some(&owner),
+                    json!({ "url": format!("https://hooks.example/{round}"), "events": ["message.sent"] }),
+                )
+                .await;
+            hook.assert_ok(201);
+            let path = format!("/business/webhooks/{}", hook.data()["id"].as_str().unwrap());
+            let (patched, deleted) = futures::join!(
+                app.request(
+                    Method::PATCH,
+                    &path,
+                    Some(&owner),
+                    Some(crate::harness::RawBody::Json(json!({ "active": false }))),
+                ),
+                app.request(Method::DELETE, &path, Some(&owner), None),
+            );
+            deleted.assert_ok(200);
+            if patched.status != 200 {
+                patched.assert_error(404, "webhook_not_found");
+            }
+        }
+    }
+);

@@ -111,7 +111,10 @@ pub async fn rotate(
     let mut active: developer_apps::ActiveModel = app.into();
     active.token_hash = Set(hash_token(&token));
     active.updated_at = Set(core.clock.now());
-    let app = store::update(&core.db, active).await?;
+    // Deleted meanwhile: the rotation has nothing left to rotate.
+    let app = store::update(&core.db, active)
+        .await?
+        .ok_or_else(|| AppError::new(ErrorCode::AppNotFound, "no such app"))?;
     Ok((view(app)?, token))
 }
 

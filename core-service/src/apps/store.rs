@@ -39,11 +39,16 @@ pub async fn insert(
     Ok(app.insert(db).await?)
 }
 
+/// Saves a changed app; None when it was deleted meanwhile.
 pub async fn update(
     db: &impl ConnectionTrait,
     app: developer_apps::ActiveModel,
-) -> AppResult<developer_apps::Model> {
-    Ok(app.update(db).await?)
+) -> AppResult<Option<developer_apps::Model>> {
+    match app.update(db).await {
+        Ok(app) => Ok(Some(app)),
+        Err(sea_orm::DbErr::RecordNotUpdated) => Ok(None),
+        Err(err) => Err(err.into()),
+    }
 }
 
 pub async fn delete(db: &impl ConnectionTrait, business_id: Uuid, id: Uuid) -> AppResult<u64> {

@@ -121,14 +121,19 @@ pub async fn insert_member(
     .await
 }
 
+/// Changes a member's role; None when they were removed meanwhile.
 pub async fn set_role(
     db: &impl ConnectionTrait,
     member: team_members::Model,
     role: &str,
-) -> AppResult<team_members::Model> {
+) -> AppResult<Option<team_members::Model>> {
     let mut active: team_members::ActiveModel = member.into();
     active.role = Set(role.to_string());
-    Ok(active.update(db).await?)
+    match active.update(db).await {
+        Ok(member) => Ok(Some(member)),
+        Err(sea_orm::DbErr::RecordNotUpdated) => Ok(None),
+        Err(err) => Err(err.into()),
+    }
 }
 
 pub async fn remove_member(

@@ -74,7 +74,14 @@ pub async fn upsert(
                 ));
             }
             Some(m) => {
-                let saved = store::set_role(&core.db, m, role.as_str()).await?;
+                let saved = store::set_role(&core.db, m, role.as_str())
+                    .await?
+                    .ok_or_else(|| {
+                        AppError::new(
+                            ErrorCode::TeamMemberNotFound,
+                            "this person was removed from the team meanwhile",
+                        )
+                    })?;
                 return Ok(Member {
                     user_id: user.id,
                     phone_number: user.phone_number,

@@ -213,6 +213,8 @@ pub async fn update(
     let saved = match store::update(&txn, row).await {
         Ok(saved) => saved,
         Err(err) if is_unique_violation(&err) => return Err(conflict()),
+        // Deleted meanwhile.
+        Err(sea_orm::DbErr::RecordNotUpdated) => return Err(not_found()),
         Err(err) => return Err(err.into()),
     };
     if reactivated || paused {
