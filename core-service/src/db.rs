@@ -1,4 +1,5 @@
-//! Connecting to SQLite or PostgreSQL (chosen by the URL) and applying migrations.
+//! Connecting to SQLite or PostgreSQL (chosen by the URL), applying migrations, and the
+//! keyset condition the paged lists share.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -122,6 +123,22 @@ pub fn redact(url: &str) -> String {
         }
         _ => url.to_string(),
     }
+}
+
+/// Rows that come after `(created_at, id)` in a newest-first list ordered by both columns: the
+/// keyset condition of every paged list.
+pub fn older_than<C: sea_orm::ColumnTrait>(
+    created_at: C,
+    id: C,
+    (after_created, after_id): (chrono::DateTime<chrono::Utc>, uuid::Uuid),
+) -> sea_orm::Condition {
+    sea_orm::Condition::any()
+        .add(created_at.lt(after_created))
+        .add(
+            sea_orm::Condition::all()
+                .add(created_at.eq(after_created))
+                .add(id.lt(after_id)),
+        )
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Domain values that cannot be built invalid: past these constructors nothing re-checks.
 
 use proto::ErrorCode;
+use uuid::Uuid;
 
 use crate::error::{AppError, AppResult};
 
@@ -238,6 +239,41 @@ pub fn one_of(field: &str, value: Option<&str>, allowed: &[&str]) -> AppResult<O
             format!("{field}: one of {}", allowed.join(", ")),
         )),
     }
+}
+
+/// The page size of a list: `limit` 1 to 200, default 50.
+///
+/// Errors: `invalid_limit`.
+pub fn page_limit(limit: Option<i64>) -> AppResult<u64> {
+    let limit = limit.unwrap_or(50);
+    if !(1..=200).contains(&limit) {
+        return Err(AppError::new(ErrorCode::InvalidLimit, "limit: 1 to 200"));
+    }
+    Ok(limit as u64)
+}
+
+/// A list's `starting_after` as an id; `what` names the records ("a message").
+///
+/// Errors: `invalid_request` when it is not an id.
+pub fn cursor_id(starting_after: Option<&str>, what: &str) -> AppResult<Option<Uuid>> {
+    starting_after
+        .map(|id| Uuid::parse_str(id.trim()).map_err(|_| bad_cursor(what)))
+        .transpose()
+}
+
+/// The answer for a cursor that names no record of this business.
+pub fn bad_cursor(what: &str) -> AppError {
+    AppError::new(
+        ErrorCode::InvalidRequest,
+        format!("starting_after: not {what} of this business"),
+    )
+}
+
+/// Rows read with `limit + 1` cut to `limit`, and whether more follow.
+pub fn split_page<T>(mut rows: Vec<T>, limit: u64) -> (Vec<T>, bool) {
+    let has_more = rows.len() as u64 > limit;
+    rows.truncate(limit as usize);
+    (rows, has_more)
 }
 
 #[cfg(test)]

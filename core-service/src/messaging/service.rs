@@ -399,15 +399,6 @@ pub struct HistoryQuery {
     pub source: Option<String>,
 }
 
-/// The page size of a list: `limit` 1 to 200, default 50.
-pub fn page_limit(limit: Option<i64>) -> AppResult<u64> {
-    let limit = limit.unwrap_or(50);
-    if !(1..=200).contains(&limit) {
-        return Err(AppError::new(ErrorCode::InvalidLimit, "limit: 1 to 200"));
-    }
-    Ok(limit as u64)
-}
-
 /// The caller's business's messages, newest first, `limit` at a time after `starting_after`
 /// (the id of the previous page's last message), filtered by status, category and source.
 /// Returns the page and whether more follow.
@@ -422,7 +413,7 @@ pub async fn history(
 ) -> AppResult<(Vec<messages::Model>, bool)> {
     let console = console(core, authorization).await?;
     console.require_active_business()?;
-    let limit = page_limit(query.limit)?;
+    let limit = crate::domain::page_limit(query.limit)?;
     let filter = store::HistoryFilter {
         status: crate::domain::one_of(
             "status",
@@ -440,25 +431,17 @@ pub async fn history(
             &["console", "app", "service"],
         )?,
     };
-    let after = match query.starting_after.as_deref() {
+    let after = match crate::domain::cursor_id(query.starting_after.as_deref(), "a message")? {
         None => None,
         Some(id) => {
-            let bad_cursor = || {
-                AppError::new(
-                    ErrorCode::InvalidRequest,
-                    "starting_after: not a message of this business",
-                )
-            };
-            let id = Uuid::parse_str(id.trim()).map_err(|_| bad_cursor())?;
             let cursor = store::find_message(&core.db, console.business.id, id)
                 .await?
-                .ok_or_else(bad_cursor)?;
+                .ok_or_else(|| crate::domain::bad_cursor("a message"))?;
             Some((cursor.created_at, cursor.id))
         }
     };
-    let mut page = store::history(&core.db, console.business.id, &filter, after, limit + 1).await?;
-    let has_more = page.len() as u64 > limit;
-    page.truncate(limit as usize);
+    let rows = store::history(&core.db, console.business.id, &filter, after, limit + 1).await?;
+    let (page, has_more) = crate::domain::split_page(rows, limit);
     Ok((page, has_more))
 }
 

@@ -379,16 +379,12 @@ pub async fn history(
     if let Some(source) = &filter.source {
         query = query.filter(messages::Column::Source.eq(source.clone()));
     }
-    if let Some((created_at, id)) = after {
-        query = query.filter(
-            Condition::any()
-                .add(messages::Column::CreatedAt.lt(created_at))
-                .add(
-                    Condition::all()
-                        .add(messages::Column::CreatedAt.eq(created_at))
-                        .add(messages::Column::Id.lt(id)),
-                ),
-        );
+    if let Some(after) = after {
+        query = query.filter(crate::db::older_than(
+            messages::Column::CreatedAt,
+            messages::Column::Id,
+            after,
+        ));
     }
     Ok(query
         .order_by_desc(messages::Column::CreatedAt)

@@ -281,7 +281,7 @@ pub async fn deliveries(
     query: DeliveryQuery,
 ) -> AppResult<(Vec<webhook_deliveries::Model>, bool)> {
     let console = reader(core, authorization).await?;
-    let limit = crate::messaging::service::page_limit(query.limit)?;
+    let limit = crate::domain::page_limit(query.limit)?;
     let webhook_id = match query.webhook_id.as_deref() {
         None => None,
         Some(id) => {
@@ -310,26 +310,18 @@ pub async fn deliveries(
             ],
         )?,
     };
-    let after = match query.starting_after.as_deref() {
+    let after = match crate::domain::cursor_id(query.starting_after.as_deref(), "a delivery")? {
         None => None,
         Some(id) => {
-            let bad_cursor = || {
-                AppError::new(
-                    ErrorCode::InvalidRequest,
-                    "starting_after: not a delivery of this business",
-                )
-            };
-            let id = Uuid::parse_str(id.trim()).map_err(|_| bad_cursor())?;
             let cursor = store::find_delivery(&core.db, console.business.id, id)
                 .await?
-                .ok_or_else(bad_cursor)?;
+                .ok_or_else(|| crate::domain::bad_cursor("a delivery"))?;
             Some((cursor.created_at, cursor.id))
         }
     };
-    let mut page =
+    let rows =
         store::delivery_page(&core.db, console.business.id, &filter, after, limit + 1).await?;
-    let has_more = page.len() as u64 > limit;
-    page.truncate(limit as usize);
+    let (page, has_more) = crate::domain::split_page(rows, limit);
     Ok((page, has_more))
 }
 

@@ -301,16 +301,12 @@ pub async fn delivery_page(
     if let Some(event_type) = &filter.event_type {
         query = query.filter(webhook_deliveries::Column::EventType.eq(event_type.clone()));
     }
-    if let Some((created_at, id)) = after {
-        query = query.filter(
-            Condition::any()
-                .add(webhook_deliveries::Column::CreatedAt.lt(created_at))
-                .add(
-                    Condition::all()
-                        .add(webhook_deliveries::Column::CreatedAt.eq(created_at))
-                        .add(webhook_deliveries::Column::Id.lt(id)),
-                ),
-        );
+    if let Some(after) = after {
+        query = query.filter(crate::db::older_than(
+            webhook_deliveries::Column::CreatedAt,
+            webhook_deliveries::Column::Id,
+            after,
+        ));
     }
     Ok(query
         .order_by_desc(webhook_deliveries::Column::CreatedAt)
