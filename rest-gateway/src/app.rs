@@ -60,6 +60,7 @@ pub fn router(state: AppState, config: &GatewayConfig) -> Router {
             async move { axum::Json(doc.as_ref().clone()) }
         }),
     )
+    .merge(docs_page())
     .fallback(not_found)
     .method_not_allowed_fallback(method_not_allowed)
     .with_state(state)
@@ -69,6 +70,17 @@ pub fn router(state: AppState, config: &GatewayConfig) -> Router {
     .layer(TraceLayer::new_for_http())
     .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
     .layer(axum::middleware::map_request(drop_unusable_request_id))
+}
+
+/// The API reference at `/docs`: Swagger UI, its assets compiled into the binary (no network),
+/// rendering `/openapi.json`; no call to an outside validator.
+fn docs_page() -> Router<AppState> {
+    let config = utoipa_swagger_ui::Config::new(["/openapi.json"])
+        .validator_url("none")
+        .try_it_out_enabled(true)
+        .display_request_duration(true)
+        .persist_authorization(true);
+    Router::from(utoipa_swagger_ui::SwaggerUi::new("/docs").config(config))
 }
 
 /// Keeps a client's `X-Request-Id` only when it is 1 to 128 visible ASCII characters; any

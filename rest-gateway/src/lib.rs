@@ -8,6 +8,7 @@ pub mod envelope;
 pub mod extract;
 pub mod openapi;
 pub mod routes;
+pub mod schema;
 pub mod state;
 
 pub use app::{GatewayApp, openapi};

@@ -122,3 +122,519 @@ e2e!(
         assert_eq!(documented, ROUTES.len());
     }
 );
+
+/// SPEC-MATRIX.md, route by route: the failures it lists (with the codes DESIGN.md gives them).
+/// Each code's status comes from the catalogue; the document must name the code under it.
+const MATRIX: &[(&str, &str, &[&str])] = &[
+    (
+        "post",
+        "/auth/business/otp/request",
+        &[
+            "invalid_phone_number",
+            "invalid_request",
+            "rate_limited",
+            "sms_delivery_unavailable",
+        ],
+    ),
+    (
+        "post",
+        "/auth/business/otp/verify",
+        &[
+            "invalid_otp_code",
+            "invalid_phone_number",
+            "account_suspended",
+            "rate_limited",
+        ],
+    ),
+    (
+        "post",
+        "/auth/refresh",
+        &[
+            "invalid_request",
+            "invalid_refresh_token",
+            "account_suspended",
+        ],
+    ),
+    (
+        "post",
+        "/auth/logout",
+        &["invalid_request", "invalid_refresh_token"],
+    ),
+    ("post", "/auth/qr/sessions", &["rate_limited"]),
+    (
+        "get",
+        "/auth/qr/sessions/{id}/preview",
+        &["qr_session_not_found", "rate_limited"],
+    ),
+    (
+        "get",
+        "/auth/qr/sessions/{id}",
+        &["invalid_qr_secret", "qr_session_not_found", "rate_limited"],
+    ),
+    (
+        "post",
+        "/auth/qr/sessions/{id}/approve",
+        &[
+            "unauthorized",
+            "console_access_required",
+            "qr_session_not_found",
+            "qr_session_not_pending",
+            "rate_limited",
+        ],
+    ),
+    (
+        "post",
+        "/auth/qr/sessions/{id}/exchange",
+        &[
+            "invalid_qr_secret",
+            "qr_session_not_found",
+            "qr_session_not_approved",
+            "qr_session_already_exchanged",
+            "rate_limited",
+        ],
+    ),
+    ("get", "/business/me", &["not_a_business_account"]),
+    (
+        "patch",
+        "/business/me",
+        &[
+            "invalid_request",
+            "insufficient_role",
+            "not_a_business_account",
+            "business_suspended",
+        ],
+    ),
+    (
+        "post",
+        "/business/sandbox",
+        &["invalid_request", "business_already_exists"],
+    ),
+    (
+        "get",
+        "/business/usage",
+        &["not_a_business_account", "business_suspended"],
+    ),
+    (
+        "get",
+        "/business/messages",
+        &[
+            "invalid_limit",
+            "invalid_request",
+            "not_a_business_account",
+            "business_suspended",
+        ],
+    ),
+    (
+        "post",
+        "/business/messages",
+        &[
+            "invalid_message_category",
+            "invalid_phone_number",
+            "message_body_required",
+            "invalid_message_content",
+            "invalid_idempotency_key",
+            "recipient_not_found",
+            "authentication_reserved",
+            "live_business_required",
+            "business_follow_required",
+            "marketing_opt_in_required",
+            "idempotency_key_conflict",
+            "idempotency_in_progress",
+            "business_send_rate_limited",
+        ],
+    ),
+    ("get", "/business/messages/{id}", &["message_not_found"]),
+    (
+        "get",
+        "/business/team",
+        &["not_a_business_account", "business_suspended"],
+    ),
+    (
+        "post",
+        "/business/team",
+        &[
+            "invalid_request",
+            "invalid_phone_number",
+            "user_not_found",
+            "user_in_another_business",
+            "insufficient_role",
+        ],
+    ),
+    (
+        "delete",
+        "/business/team/{userId}",
+        &[
+            "cannot_remove_owner",
+            "team_member_not_found",
+            "insufficient_role",
+        ],
+    ),
+    ("get", "/business/apps", &["owner_required"]),
+    (
+        "post",
+        "/business/apps",
+        &["invalid_request", "invalid_app_scopes", "owner_required"],
+    ),
+    (
+        "post",
+        "/business/apps/{appId}/rotate",
+        &["owner_required", "app_not_found"],
+    ),
+    (
+        "delete",
+        "/business/apps/{appId}",
+        &["owner_required", "app_not_found"],
+    ),
+    ("get", "/business/webhooks", &["not_a_business_account"]),
+    (
+        "post",
+        "/business/webhooks",
+        &[
+            "invalid_webhook_url",
+            "invalid_webhook_events",
+            "insufficient_role",
+            "webhook_url_conflict",
+        ],
+    ),
+    (
+        "patch",
+        "/business/webhooks/{id}",
+        &[
+            "invalid_request",
+            "insufficient_role",
+            "webhook_not_found",
+            "webhook_url_conflict",
+        ],
+    ),
+    (
+        "delete",
+        "/business/webhooks/{id}",
+        &["insufficient_role", "webhook_not_found"],
+    ),
+    (
+        "post",
+        "/business/webhooks/{id}/test",
+        &["insufficient_role", "webhook_not_found", "webhook_paused"],
+    ),
+    (
+        "get",
+        "/business/webhook-deliveries",
+        &["invalid_limit", "invalid_request", "webhook_not_found"],
+    ),
+    (
+        "get",
+        "/business/webhook-deliveries/{id}",
+        &["delivery_not_found"],
+    ),
+    (
+        "post",
+        "/business/webhook-deliveries/{id}/retry",
+        &[
+            "insufficient_role",
+            "delivery_not_found",
+            "delivery_not_failed",
+            "webhook_paused",
+        ],
+    ),
+    (
+        "post",
+        "/business/webhooks/{id}/recover",
+        &[
+            "invalid_request",
+            "insufficient_role",
+            "webhook_not_found",
+            "webhook_paused",
+        ],
+    ),
+    (
+        "get",
+        "/businesses/{businessAccountId}/follow",
+        &["business_not_found", "follow_not_found"],
+    ),
+    (
+        "put",
+        "/businesses/{businessAccountId}/follow",
+        &[
+            "invalid_request",
+            "business_not_live",
+            "cannot_follow_own_business",
+            "business_not_found",
+        ],
+    ),
+    (
+        "patch",
+        "/businesses/{businessAccountId}/follow",
+        &["invalid_request", "business_not_found", "follow_not_found"],
+    ),
+    (
+        "delete",
+        "/businesses/{businessAccountId}/follow",
+        &["business_not_found"],
+    ),
+    ("delete", "/me/grants/{client_id}", &["grant_not_found"]),
+    (
+        "post",
+        "/v1/{businessAccountId}/messages",
+        &[
+            "invalid_app_token",
+            "app_business_mismatch",
+            "invalid_message_category",
+            "invalid_phone_number",
+            "message_body_required",
+            "invalid_message_content",
+            "invalid_idempotency_key",
+            "app_scope_required",
+            "live_business_required",
+            "business_suspended",
+            "recipient_not_found",
+            "idempotency_key_conflict",
+            "idempotency_in_progress",
+            "business_follow_required",
+            "marketing_opt_in_required",
+            "business_send_rate_limited",
+        ],
+    ),
+    (
+        "post",
+        "/v1/service/{phoneNumber}/messages",
+        &[
+            "invalid_app_token",
+            "app_business_mismatch",
+            "invalid_phone_number",
+            "message_body_required",
+            "invalid_idempotency_key",
+            "app_scope_required",
+            "live_business_required",
+            "business_suspended",
+            "recipient_not_found",
+            "idempotency_key_conflict",
+            "idempotency_in_progress",
+            "business_follow_required",
+            "business_send_rate_limited",
+        ],
+    ),
+];
+
+/// Codes no operation of the document carries: answered for every path by the HTTP layer, or by
+/// operator commands only.
+const NOT_PER_OPERATION: &[&str] = &[
+    "method_not_allowed",       // any path, another method (with `Allow`)
+    "request_timeout",          // the HTTP layer, before a route is chosen
+    "request_header_too_large", // the HTTP layer, before a route is chosen
+    "user_already_exists",      // `admin create-user` only
+    "webhook_limit_reached",    // not answered yet
+];
+
+fn documented_codes(op: &serde_json::Value, status: u16) -> Vec<String> {
+    let response = &op["responses"][status.to_string()];
+    let listed: Vec<String> = response["x-error-codes"]
+        .as_array()
+        .map(|a| a.iter().map(|c| c.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default();
+    let schema = &response["content"]["application/json"]["schema"]["allOf"][1];
+    let enumerated: Vec<String> = schema["properties"]["message"]["enum"]
+        .as_array()
+        .map(|a| a.iter().map(|c| c.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default();
+    assert_eq!(listed, enumerated, "x-error-codes and the enum differ");
+    listed
+}
+
+#[test]
+fn openapi_names_the_codes_spec_matrix_lists_for_every_route_under_the_catalogue_status() {
+    let doc = rest_gateway::openapi();
+    assert_eq!(MATRIX.len(), ROUTES.len() - 2, "every route but the probes");
+    for (method, path, codes) in MATRIX {
+        let op = &doc["paths"][*path][*method];
+        assert!(op.is_object(), "{method} {path} undocumented");
+        // Every route: the server's own failures.
+        let mut expected: Vec<&str> = codes.to_vec();
+        expected.extend(["internal_error", "service_unavailable"]);
+        if op.get("requestBody").is_some() {
+            expected.extend(["malformed_json", "invalid_request", "payload_too_large"]);
+        }
+        if path.contains('{') && !path.contains("{phoneNumber}") {
+            // A path id that is not a UUID names no resource.
+            expected.push("not_found");
+        }
+        let user_token = op["security"][0].get("bearer").is_some();
+        if user_token {
+            expected.extend(["unauthorized", "account_suspended"]);
+        }
+        for code in expected {
+            let status = proto::ErrorCode::from_wire(code)
+                .unwrap_or_else(|| panic!("{code} is not in the catalogue"))
+                .http_status();
+            assert!(
+                documented_codes(op, status).iter().any(|c| c == code),
+                "{method} {path}: {code} is not documented under {status}"
+            );
+        }
+    }
+}
+
+#[test]
+fn openapi_error_answers_carry_only_catalogue_codes_of_their_own_status() {
+    let doc = rest_gateway::openapi();
+    let mut named = std::collections::BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            for (status, response) in op["responses"].as_object().unwrap() {
+                assert!(
+                    response["headers"]["X-Request-Id"].is_object(),
+                    "{method} {path} {status}: no X-Request-Id"
+                );
+                let status: u16 = status.parse().unwrap();
+                if status < 400 {
+                    let media = &response["content"]["application/json"];
+                    assert!(
+                        media.is_null() || media["example"].is_object(),
+                        "{method} {path} {status}: no example"
+                    );
+                    continue;
+                }
+                let codes = documented_codes(op, status);
+                assert!(!codes.is_empty(), "{method} {path} {status}: no code");
+                for code in codes {
+                    let known = proto::ErrorCode::from_wire(&code).unwrap_or_else(|| {
+                        panic!("{method} {path}: {code} is not in the catalogue")
+                    });
+                    assert_eq!(known.http_status(), status, "{method} {path}: {code}");
+                    named.insert(code);
+                }
+                if status == 429 {
+                    assert!(
+                        response["headers"]["Retry-After"].is_object(),
+                        "{method} {path}"
+                    );
+                }
+            }
+            if let Some(body) = op.get("requestBody") {
+                assert!(
+                    !body["content"]["application/json"]["example"].is_null(),
+                    "{method} {path}: no request example"
+                );
+            }
+        }
+    }
+    for code in proto::ErrorCode::ALL {
+        let name = code.as_str();
+        assert_eq!(
+            named.contains(name),
+            !NOT_PER_OPERATION.contains(&name),
+            "{name}: named by an operation must be exactly the codes not listed as global"
+        );
+    }
+}
+
+fn enum_of(doc: &serde_json::Value, schema: &str) -> Vec<String> {
+    doc["components"]["schemas"][schema]["enum"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{schema} is not an enum"))
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn openapi_enums_are_the_cores_own_value_sets() {
+    use core_service::domain;
+    use core_service::messaging::delivery::FailureReason;
+    let doc = rest_gateway::openapi();
+    macro_rules! same {
+        ($schema:literal, $all:expr) => {
+            let core: Vec<String> = $all.iter().map(|v| v.as_str().to_string()).collect();
+            assert_eq!(enum_of(&doc, $schema), core, $schema);
+        };
+    }
+    same!("Scope", domain::Scope::ALL);
+    same!("Role", domain::Role::ALL);
+    same!("BusinessMode", domain::BusinessMode::ALL);
+    same!("BusinessStatus", domain::BusinessStatus::ALL);
+    same!("FailureReason", FailureReason::ALL);
+    let events: Vec<String> = core_service::events::SUBSCRIBABLE
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
+    assert_eq!(enum_of(&doc, "EventType"), events);
+    let mut with_test = events;
+    with_test.push("webhook.test".into());
+    assert_eq!(enum_of(&doc, "DeliveryEventType"), with_test);
+}
+
+#[test]
+fn openapi_describes_every_webhook_event_with_its_headers_and_payload() {
+    let doc = rest_gateway::openapi();
+    assert!(doc["servers"].as_array().is_some_and(|s| !s.is_empty()));
+    for event in [
+        "message.sent",
+        "message.failed",
+        "grant.revoked",
+        "webhook.test",
+    ] {
+        let op = &doc["webhooks"][event]["post"];
+        let headers: Vec<&str> = op["parameters"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{event} undocumented"))
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        for h in [
+            "X-Service-Event",
+            "X-Service-Delivery",
+            "X-Service-Signature",
+            "User-Agent",
+        ] {
+            assert!(headers.contains(&h), "{event}: {h}");
+        }
+        let schema = op["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("#/components/schemas/");
+        let payload = &doc["components"]["schemas"][schema];
+        for field in ["id", "type", "created_at", "delivery_id", "data"] {
+            assert!(payload["properties"][field].is_object(), "{event}: {field}");
+        }
+    }
+}
+
+e2e!(
+    docs_page_renders_the_document_with_assets_from_the_binary,
+    |app| async move {
+        let get = |path: &'static str| {
+            let http = app.http.clone();
+            let url = format!("{}{path}", app.base);
+            async move {
+                let response = http.get(url).send().await.expect("request sent");
+                let status = response.status().as_u16();
+                let kind = response
+                    .headers()
+                    .get("content-type")
+                    .map(|v| v.to_str().unwrap().to_string())
+                    .unwrap_or_default();
+                (status, kind, response.text().await.unwrap())
+            }
+        };
+        let (status, kind, page) = get("/docs/").await;
+        assert_eq!(status, 200);
+        assert!(kind.starts_with("text/html"), "{kind}");
+        assert!(page.contains("swagger-ui"), "{page}");
+        let (status, _, init) = get("/docs/swagger-initializer.js").await;
+        assert_eq!(status, 200);
+        assert!(init.contains("\"/openapi.json\""), "{init}");
+        // Nothing is fetched from elsewhere: no absolute URL in the page or its configuration,
+        // and no call to the public validator.
+        for text in [&page, &init] {
+            assert!(
+                !text.contains("http://") && !text.contains("https://"),
+                "{text}"
+            );
+        }
+        assert!(init.contains("\"validatorUrl\": \"none\""), "{init}");
+        for asset in ["/docs/swagger-ui-bundle.js", "/docs/swagger-ui.css"] {
+            let (status, _, body) = get(asset).await;
+            assert_eq!(status, 200, "{asset}");
+            assert!(body.len() > 10_000, "{asset}");
+        }
+    }
+);

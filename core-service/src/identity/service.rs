@@ -244,7 +244,7 @@ fn require_token(token: &str) -> AppResult<&str> {
     if token.is_empty() || token.len() > 512 {
         return Err(AppError::new(
             ErrorCode::InvalidRequest,
-            "refresh_token: is required",
+            "refresh_token: 1 to 512 characters",
         ));
     }
     Ok(token)

@@ -16,7 +16,7 @@ pub struct App {
     #[schema(format = Uuid)]
     pub id: String,
     pub name: String,
-    /// Any of `authentication`, `utility`, `marketing`, `service`.
+    #[schema(value_type = crate::schema::Scopes)]
     pub scopes: Vec<String>,
     #[schema(format = DateTime)]
     pub created_at: String,
@@ -42,12 +42,14 @@ pub struct AppWithToken {
     #[schema(format = Uuid)]
     pub id: String,
     pub name: String,
+    #[schema(value_type = crate::schema::Scopes)]
     pub scopes: Vec<String>,
     #[schema(format = DateTime)]
     pub created_at: String,
     #[schema(format = DateTime)]
     pub updated_at: String,
     /// `sva_...`; store it now, it is never shown again.
+    #[schema(pattern = "^sva_")]
     pub token: String,
 }
 
@@ -68,9 +70,16 @@ impl From<pb::AppWithToken> for AppWithToken {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateAppBody {
-    #[schema(max_length = 100)]
+    /// 1 to 100 characters once trimmed.
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$",
+        example = "Order notifications"
+    )]
     pub name: String,
-    #[schema(min_items = 1)]
+    /// What the app may send: at least one, each once.
+    #[schema(value_type = crate::schema::Scopes, example = json!(["utility", "marketing"]))]
     pub scopes: Vec<String>,
 }
 
@@ -115,7 +124,6 @@ pub async fn create_app(
     params(("appId" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "The app and its new token", body = Envelope<AppWithToken>),
-        (status = 404, description = "`app_not_found`", body = EmptyEnvelope),
     ))]
 pub async fn rotate_app(
     State(state): State<AppState>,
@@ -135,7 +143,6 @@ pub async fn rotate_app(
     params(("appId" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "Deleted", body = EmptyEnvelope),
-        (status = 404, description = "`app_not_found`", body = EmptyEnvelope),
     ))]
 pub async fn delete_app(
     State(state): State<AppState>,

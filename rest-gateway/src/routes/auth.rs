@@ -14,12 +14,14 @@ use crate::state::AppState;
 #[serde(deny_unknown_fields)]
 pub struct OtpRequestBody {
     /// E.164 phone number of an existing account, e.g. `+14155550123`.
+    #[schema(pattern = r"^\+[1-9][0-9]{1,14}$", example = "+14155550123")]
     pub phone_number: String,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OtpVerifyBody {
+    #[schema(pattern = r"^\+[1-9][0-9]{1,14}$", example = "+14155550123")]
     pub phone_number: String,
     /// The 6-digit code.
     #[schema(pattern = "^[0-9]{6}$")]
@@ -29,6 +31,8 @@ pub struct OtpVerifyBody {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RefreshTokenBody {
+    /// The refresh token of the last pair issued.
+    #[schema(min_length = 1, max_length = 512, pattern = r"\S")]
     pub refresh_token: String,
 }
 
@@ -37,7 +41,7 @@ pub struct RefreshTokenBody {
 pub struct TokenPair {
     pub access_token: String,
     pub refresh_token: String,
-    /// Always `Bearer`.
+    #[schema(value_type = crate::schema::TokenType)]
     pub token_type: String,
     /// Seconds until the access token expires.
     pub expires_in: i64,
@@ -62,9 +66,6 @@ impl From<pb::TokenPair> for TokenPair {
     request_body = OtpRequestBody,
     responses(
         (status = 200, description = "Code sent if the account exists", body = EmptyEnvelope),
-        (status = 429, description = "`rate_limited`", body = EmptyEnvelope,
-            headers(("Retry-After" = u64, description = "Seconds until a request would succeed"))),
-        (status = 503, description = "`sms_delivery_unavailable`", body = EmptyEnvelope),
     ))]
 pub async fn otp_request(
     State(state): State<AppState>,
@@ -87,9 +88,6 @@ pub async fn otp_request(
     request_body = OtpVerifyBody,
     responses(
         (status = 200, description = "Signed in", body = Envelope<TokenPair>),
-        (status = 403, description = "`account_suspended`", body = EmptyEnvelope),
-        (status = 429, description = "`rate_limited`", body = EmptyEnvelope,
-            headers(("Retry-After" = u64, description = "Seconds until a request would succeed"))),
     ))]
 pub async fn otp_verify(
     State(state): State<AppState>,
@@ -113,8 +111,6 @@ pub async fn otp_verify(
     request_body = RefreshTokenBody,
     responses(
         (status = 200, description = "A new token pair", body = Envelope<TokenPair>),
-        (status = 401, description = "`invalid_refresh_token`", body = EmptyEnvelope),
-        (status = 403, description = "`account_suspended`", body = EmptyEnvelope),
     ))]
 pub async fn refresh(
     State(state): State<AppState>,
@@ -133,7 +129,6 @@ pub async fn refresh(
     request_body = RefreshTokenBody,
     responses(
         (status = 200, description = "Signed out", body = EmptyEnvelope),
-        (status = 401, description = "`invalid_refresh_token`", body = EmptyEnvelope),
     ))]
 pub async fn logout(
     State(state): State<AppState>,

@@ -20,11 +20,13 @@ pub struct BusinessAccount {
     pub category: Option<String>,
     #[schema(format = "uri")]
     pub website_url: Option<String>,
-    /// `active` or `suspended`.
+    #[schema(value_type = crate::schema::BusinessStatus)]
     pub status: String,
-    /// `sandbox` or `live`.
+    /// `sandbox` cannot send; an operator makes the business `live`.
+    #[schema(value_type = crate::schema::BusinessMode)]
     pub mode: String,
     /// The owner's phone number (E.164).
+    #[schema(pattern = r"^\+[1-9][0-9]{1,14}$")]
     pub phone_number: String,
     #[schema(format = DateTime)]
     pub created_at: String,
@@ -56,14 +58,19 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D:
 #[serde(deny_unknown_fields)]
 pub struct UpdateBusinessBody {
     /// 1 to 100 characters once trimmed.
-    #[schema(max_length = 100)]
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$",
+        example = "Acme Coffee"
+    )]
     pub business_name: String,
     #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<String>, max_length = 100)]
+    #[schema(min_length = 1, max_length = 100, pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$", value_type = Option<String>, example = "Coffee shop")]
     pub category: Option<Option<String>>,
     /// An absolute http or https URL.
     #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<String>, format = "uri")]
+    #[schema(value_type = Option<String>, format = "uri", max_length = 2048, pattern = "^[Hh][Tt][Tt][Pp][Ss]?://", example = "https://acme.example")]
     pub website_url: Option<Option<String>>,
 }
 
@@ -71,13 +78,25 @@ pub struct UpdateBusinessBody {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateSandboxBody {
-    #[schema(max_length = 100)]
+    /// 1 to 100 characters once trimmed.
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$",
+        example = "Acme Coffee"
+    )]
     pub business_name: String,
     #[serde(default)]
-    #[schema(max_length = 100)]
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$",
+        example = "Coffee shop"
+    )]
     pub category: Option<String>,
+    /// An absolute http or https URL.
     #[serde(default)]
-    #[schema(format = "uri")]
+    #[schema(value_type = Option<String>, format = "uri", max_length = 2048, pattern = "^[Hh][Tt][Tt][Pp][Ss]?://", example = "https://acme.example")]
     pub website_url: Option<String>,
 }
 
@@ -134,7 +153,6 @@ pub async fn patch_me(
     request_body = CreateSandboxBody,
     responses(
         (status = 201, description = "The new account, in sandbox mode", body = Envelope<BusinessAccount>),
-        (status = 409, description = "`business_already_exists`", body = crate::envelope::EmptyEnvelope),
     ))]
 pub async fn create_sandbox(
     State(state): State<AppState>,

@@ -17,7 +17,7 @@ pub struct Follow {
     pub business_account_id: String,
     #[schema(format = Uuid)]
     pub user_id: String,
-    /// `active` or `unfollowed`.
+    #[schema(value_type = crate::schema::FollowStatus)]
     pub status: String,
     pub marketing_opt_in: bool,
     #[schema(format = DateTime)]
@@ -50,7 +50,7 @@ pub struct PutFollowBody {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PatchFollowBody {
-    #[schema(required = true)]
+    #[schema(value_type = bool, required = true)]
     pub marketing_opt_in: Option<bool>,
 }
 
@@ -60,7 +60,6 @@ pub struct PatchFollowBody {
     params(("businessAccountId" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "The follow", body = Envelope<Follow>),
-        (status = 404, description = "`business_not_found` or `follow_not_found`", body = EmptyEnvelope),
     ))]
 pub async fn get_follow(
     State(state): State<AppState>,
@@ -85,7 +84,6 @@ pub async fn get_follow(
     request_body = PutFollowBody,
     responses(
         (status = 200, description = "The active follow", body = Envelope<Follow>),
-        (status = 404, description = "`business_not_found`", body = EmptyEnvelope),
     ))]
 pub async fn put_follow(
     State(state): State<AppState>,
@@ -112,7 +110,6 @@ pub async fn put_follow(
     request_body = PatchFollowBody,
     responses(
         (status = 200, description = "The follow", body = Envelope<Follow>),
-        (status = 404, description = "`business_not_found` or `follow_not_found`", body = EmptyEnvelope),
     ))]
 pub async fn patch_follow(
     State(state): State<AppState>,
@@ -138,7 +135,6 @@ pub async fn patch_follow(
     params(("businessAccountId" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "Unfollowed", body = EmptyEnvelope),
-        (status = 404, description = "`business_not_found`", body = EmptyEnvelope),
     ))]
 pub async fn delete_follow(
     State(state): State<AppState>,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::envelope::{ApiError, ApiResult, EmptyEnvelope, Envelope, ok, reply};
+use crate::envelope::{ApiError, ApiResult, Envelope, Null, ok, reply};
 use crate::extract::{CallContext, JsonBody, PathParam, idempotency_key, uuid_path};
 use crate::state::AppState;
 
@@ -37,10 +37,139 @@ pub struct MessageInput {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServiceMessageInput {
-    #[schema(value_type = String)]
+    /// The follower's phone number (E.164).
+    #[schema(value_type = String, pattern = r"^\+[1-9][0-9]{1,14}$", example = "+14155550124")]
     pub to: Option<Value>,
-    #[schema(value_type = String)]
+    /// Plain text, 1 to 4096 characters.
+    #[schema(value_type = String, min_length = 1, max_length = 4096, example = "Your table is ready.")]
     pub body: Option<Value>,
+}
+
+/// A category send, as the document describes it: one shape per category. (The handler reads
+/// [`MessageInput`] and the core names what is wrong, in DESIGN.md's order.)
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum SendMessageBody {
+    Authentication(AuthenticationMessage),
+    Utility(UtilityMessage),
+    MarketingText(MarketingTextMessage),
+    MarketingRich(MarketingRichMessage),
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AuthenticationCategory {
+    Authentication,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum UtilityCategory {
+    Utility,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MarketingCategory {
+    Marketing,
+}
+
+/// A one-time code (app tokens only: the console cannot send `authentication`).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AuthenticationMessage {
+    /// The follower's phone number (E.164).
+    #[schema(pattern = r"^\+[1-9][0-9]{1,14}$", example = "+14155550124")]
+    pub to: String,
+    pub category: AuthenticationCategory,
+    pub message_content: AuthenticationContent,
+    /// Absent or null: authentication messages carry only their code.
+    pub body: Option<Null>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AuthenticationContent {
+    /// 4 to 8 digits.
+    #[schema(pattern = "^[0-9]{4,8}$", example = "482913")]
+    pub code: String,
+}
+
+/// A transactional notice: plain text.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UtilityMessage {
+    #[schema(pattern = r"^\+[1-9][0-9]{1,14}$", example = "+14155550124")]
+    pub to: String,
+    pub category: UtilityCategory,
+    /// 1 to 4096 characters.
+    #[schema(min_length = 1, max_length = 4096, example = "Your order has shipped.")]
+    pub body: String,
+    /// Absent or null: utility messages are plain text.
+    pub message_content: Option<Null>,
+}
+
+/// A promotion to a follower who opted in, as plain text.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MarketingTextMessage {
+    #[schema(pattern = r"^\+[1-9][0-9]{1,14}$", example = "+14155550124")]
+    pub to: String,
+    pub category: MarketingCategory,
+    /// 1 to 4096 characters.
+    #[schema(min_length = 1, max_length = 4096, example = "20% off this weekend")]
+    pub body: String,
+    /// Absent or null: `body` and `message_content` are exclusive.
+    pub message_content: Option<Null>,
+}
+
+/// A promotion to a follower who opted in, as structured content.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MarketingRichMessage {
+    #[schema(pattern = r"^\+[1-9][0-9]{1,14}$", example = "+14155550124")]
+    pub to: String,
+    pub category: MarketingCategory,
+    pub message_content: MarketingContent,
+    /// Absent or null: `body` and `message_content` are exclusive.
+    pub body: Option<Null>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MarketingContent {
+    /// 1 to 4096 characters, not only spaces.
+    #[schema(
+        min_length = 1,
+        max_length = 4096,
+        pattern = r"\S",
+        example = "20% off this weekend"
+    )]
+    pub text: String,
+    /// 1 to 200 characters, not only spaces.
+    #[schema(value_type = String, required = false, min_length = 1, max_length = 200, pattern = r"\S")]
+    pub title: Option<String>,
+    /// An https URL.
+    #[schema(value_type = String, required = false, format = "uri", max_length = 2048, pattern = "^[Hh][Tt][Tt][Pp][Ss]://")]
+    pub image_url: Option<String>,
+    /// Up to 3.
+    #[schema(value_type = Vec<MarketingButton>, required = false, max_items = 3)]
+    pub buttons: Option<Vec<MarketingButton>>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MarketingButton {
+    /// 1 to 40 characters, not only spaces.
+    #[schema(min_length = 1, max_length = 40, pattern = r"\S")]
+    pub label: String,
+    /// An https URL.
+    #[schema(
+        format = "uri",
+        max_length = 2048,
+        pattern = "^[Hh][Tt][Tt][Pp][Ss]://"
+    )]
+    pub url: String,
 }
 
 /// The accepted send: `status` is always `sent` (the outcome arrives later).
@@ -48,6 +177,7 @@ pub struct ServiceMessageInput {
 pub struct SendResult {
     #[schema(format = Uuid)]
     pub id: String,
+    #[schema(value_type = crate::schema::SendStatus)]
     pub status: String,
 }
 
@@ -102,13 +232,10 @@ fn sent(result: pb::SendResult) -> axum::response::Response {
 /// Send from the console (any team role). `authentication` is reserved for app tokens.
 #[utoipa::path(post, path = "/business/messages", tag = "messages",
     security(("bearer" = [])),
-    params(("Idempotency-Key" = Option<String>, Header, description = "1 to 255 visible ASCII characters; kept 24 h")),
-    request_body = MessageInput,
+    params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, pattern = "^[!-~]+$", description = "1 to 255 visible ASCII characters; a retry with the same key and body answers the first result for 24 h")),
+    request_body = SendMessageBody,
     responses(
         (status = 200, description = "Accepted (`message_sent`)", body = Envelope<SendResult>),
-        (status = 409, description = "`idempotency_key_conflict` or `idempotency_in_progress`", body = EmptyEnvelope),
-        (status = 429, description = "`business_send_rate_limited`", body = EmptyEnvelope,
-            headers(("Retry-After" = u64, description = "Seconds until a request would succeed"))),
     ))]
 pub async fn send_console(
     State(state): State<AppState>,
@@ -130,14 +257,11 @@ pub async fn send_console(
     security(("app_token" = [])),
     params(
         ("businessAccountId" = String, Path, format = Uuid),
-        ("Idempotency-Key" = Option<String>, Header, description = "1 to 255 visible ASCII characters; kept 24 h"),
+        ("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, pattern = "^[!-~]+$", description = "1 to 255 visible ASCII characters; a retry with the same key and body answers the first result for 24 h"),
     ),
-    request_body = MessageInput,
+    request_body = SendMessageBody,
     responses(
         (status = 200, description = "Accepted (`message_sent`)", body = Envelope<SendResult>),
-        (status = 409, description = "`idempotency_key_conflict` or `idempotency_in_progress`", body = EmptyEnvelope),
-        (status = 429, description = "`business_send_rate_limited`", body = EmptyEnvelope,
-            headers(("Retry-After" = u64, description = "Seconds until a request would succeed"))),
     ))]
 pub async fn send_app(
     State(state): State<AppState>,
@@ -163,14 +287,11 @@ pub async fn send_app(
     security(("app_token" = [])),
     params(
         ("phoneNumber" = String, Path, description = "The business's own number, with its `+` (raw or `%2B`)"),
-        ("Idempotency-Key" = Option<String>, Header, description = "1 to 255 visible ASCII characters; kept 24 h"),
+        ("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, pattern = "^[!-~]+$", description = "1 to 255 visible ASCII characters; a retry with the same key and body answers the first result for 24 h"),
     ),
     request_body = ServiceMessageInput,
     responses(
         (status = 200, description = "Accepted (`message_sent`)", body = Envelope<SendResult>),
-        (status = 409, description = "`idempotency_key_conflict` or `idempotency_in_progress`", body = EmptyEnvelope),
-        (status = 429, description = "`business_send_rate_limited`", body = EmptyEnvelope,
-            headers(("Retry-After" = u64, description = "Seconds until a request would succeed"))),
     ))]
 pub async fn send_service(
     State(state): State<AppState>,
@@ -198,14 +319,15 @@ pub async fn send_service(
 pub struct MessageRecord {
     #[schema(format = Uuid)]
     pub id: String,
+    #[schema(pattern = r"^\+[1-9][0-9]{1,14}$")]
     pub to: String,
     #[schema(format = Uuid)]
     pub recipient_user_id: String,
-    /// `authentication`, `utility`, `marketing` or `service`.
+    #[schema(value_type = crate::schema::RecordCategory)]
     pub category: String,
-    /// `accepted`, `delivered` or `failed`.
+    #[schema(value_type = crate::schema::MessageStatus)]
     pub status: String,
-    /// `console`, `app` or `service`.
+    #[schema(value_type = crate::schema::MessageSource)]
     pub source: String,
     #[schema(format = Uuid)]
     pub app_id: Option<String>,
@@ -217,6 +339,7 @@ pub struct MessageRecord {
     /// active), `provider_rejected` (the delivery provider refused it), `provider_unavailable`
     /// (the provider kept answering 408, 429 or 5xx), `provider_timeout` or
     /// `provider_unreachable`.
+    #[schema(value_type = Option<crate::schema::FailureReason>)]
     pub failure_reason: Option<String>,
 }
 
@@ -251,14 +374,12 @@ pub struct MessageHistory {
         ("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "Default 50"),
         ("starting_after" = Option<String>, Query, format = Uuid,
             description = "The `id` of the last message of the previous page"),
-        ("status" = Option<String>, Query, description = "`accepted`, `delivered` or `failed`"),
-        ("category" = Option<String>, Query,
-            description = "`authentication`, `utility`, `marketing` or `service`"),
-        ("source" = Option<String>, Query, description = "`console`, `app` or `service`"),
+        ("status" = Option<crate::schema::MessageStatus>, Query),
+        ("category" = Option<crate::schema::RecordCategory>, Query),
+        ("source" = Option<crate::schema::MessageSource>, Query),
     ),
     responses(
         (status = 200, description = "The history", body = Envelope<MessageHistory>),
-        (status = 400, description = "`invalid_limit`, or `invalid_request` (an unknown filter value or cursor)", body = EmptyEnvelope),
     ))]
 pub async fn history(
     State(state): State<AppState>,
@@ -295,7 +416,6 @@ pub async fn history(
     params(("id" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "The message", body = Envelope<MessageRecord>),
-        (status = 404, description = "`message_not_found`", body = EmptyEnvelope),
     ))]
 pub async fn get_message(
     State(state): State<AppState>,

@@ -37,7 +37,7 @@ pub struct QrPreview {
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct QrStatus {
-    /// `pending` or `approved`.
+    #[schema(value_type = crate::schema::QrStatus)]
     pub status: String,
 }
 
@@ -64,8 +64,6 @@ fn session_request(id: String, headers: Option<&HeaderMap>) -> pb::QrSessionRequ
 #[utoipa::path(post, path = "/auth/qr/sessions", tag = "auth",
     responses(
         (status = 201, description = "The session", body = Envelope<QrSession>),
-        (status = 429, description = "`rate_limited`", body = EmptyEnvelope,
-            headers(("Retry-After" = u64, description = "Seconds until a request would succeed"))),
     ))]
 pub async fn create(State(state): State<AppState>, ctx: CallContext) -> ApiResult {
     let session = state
@@ -90,9 +88,6 @@ pub async fn create(State(state): State<AppState>, ctx: CallContext) -> ApiResul
     params(("id" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "The preview", body = Envelope<QrPreview>),
-        (status = 404, description = "`qr_session_not_found` (unknown or expired)", body = EmptyEnvelope),
-        (status = 429, description = "`rate_limited`", body = EmptyEnvelope,
-            headers(("Retry-After" = u64, description = "Seconds until a request would succeed"))),
     ))]
 pub async fn preview(
     State(state): State<AppState>,
@@ -124,10 +119,6 @@ pub async fn preview(
     ),
     responses(
         (status = 200, description = "The status", body = Envelope<QrStatus>),
-        (status = 401, description = "`invalid_qr_secret`", body = EmptyEnvelope),
-        (status = 404, description = "`qr_session_not_found` (unknown or expired)", body = EmptyEnvelope),
-        (status = 429, description = "`rate_limited`", body = EmptyEnvelope,
-            headers(("Retry-After" = u64, description = "Seconds until a request would succeed"))),
     ))]
 pub async fn status(
     State(state): State<AppState>,
@@ -150,10 +141,6 @@ pub async fn status(
     params(("id" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "Approved", body = EmptyEnvelope),
-        (status = 404, description = "`qr_session_not_found` (unknown or expired)", body = EmptyEnvelope),
-        (status = 409, description = "`qr_session_not_pending`", body = EmptyEnvelope),
-        (status = 429, description = "`rate_limited`", body = EmptyEnvelope,
-            headers(("Retry-After" = u64, description = "Seconds until a request would succeed"))),
     ))]
 pub async fn approve(
     State(state): State<AppState>,
@@ -176,12 +163,6 @@ pub async fn approve(
     ),
     responses(
         (status = 200, description = "The access token", body = Envelope<QrToken>),
-        (status = 401, description = "`invalid_qr_secret`", body = EmptyEnvelope),
-        (status = 403, description = "`account_suspended` (the approver)", body = EmptyEnvelope),
-        (status = 404, description = "`qr_session_not_found` (unknown or expired)", body = EmptyEnvelope),
-        (status = 409, description = "`qr_session_not_approved` or `qr_session_already_exchanged`", body = EmptyEnvelope),
-        (status = 429, description = "`rate_limited`", body = EmptyEnvelope,
-            headers(("Retry-After" = u64, description = "Seconds until a request would succeed"))),
     ))]
 pub async fn exchange(
     State(state): State<AppState>,

@@ -14,8 +14,9 @@ use crate::state::AppState;
 pub struct TeamMember {
     #[schema(format = Uuid)]
     pub user_id: String,
+    #[schema(pattern = r"^\+[1-9][0-9]{1,14}$")]
     pub phone_number: String,
-    /// `owner`, `admin` or `member`.
+    #[schema(value_type = crate::schema::Role)]
     pub role: String,
     #[schema(format = DateTime)]
     pub added_at: String,
@@ -36,8 +37,9 @@ impl From<pb::TeamMember> for TeamMember {
 #[serde(deny_unknown_fields)]
 pub struct AddMemberBody {
     /// The phone number of an existing account.
+    #[schema(pattern = r"^\+[1-9][0-9]{1,14}$", example = "+14155550123")]
     pub phone_number: String,
-    /// `admin` or `member`.
+    #[schema(value_type = crate::schema::AssignableRole)]
     pub role: String,
 }
 

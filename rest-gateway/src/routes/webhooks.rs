@@ -18,7 +18,7 @@ pub struct Webhook {
     pub id: String,
     #[schema(format = "uri")]
     pub url: String,
-    /// Any of `message.sent`, `message.failed`, `grant.revoked`.
+    #[schema(value_type = crate::schema::Events)]
     pub events: Vec<String>,
     pub active: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -46,9 +46,15 @@ impl From<pb::Webhook> for Webhook {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateWebhookBody {
-    #[schema(format = "uri")]
+    /// An absolute https URL (http only where the operator allows it), no credentials.
+    #[schema(
+        format = "uri",
+        max_length = 2048,
+        example = "https://hooks.acme.example/messaging"
+    )]
     pub url: String,
-    #[schema(min_items = 1)]
+    /// At least one, each once.
+    #[schema(value_type = crate::schema::Events, example = json!(["message.sent", "message.failed"]))]
     pub events: Vec<String>,
 }
 
@@ -56,9 +62,10 @@ pub struct CreateWebhookBody {
 #[serde(deny_unknown_fields)]
 pub struct UpdateWebhookBody {
     #[serde(default)]
-    #[schema(format = "uri")]
+    #[schema(format = "uri", max_length = 2048)]
     pub url: Option<String>,
     #[serde(default)]
+    #[schema(value_type = Option<crate::schema::Events>)]
     pub events: Option<Vec<String>>,
     /// false pauses the endpoint; true resumes it.
     #[serde(default)]
@@ -90,7 +97,6 @@ pub async fn list_webhooks(State(state): State<AppState>, ctx: CallContext) -> A
     request_body = CreateWebhookBody,
     responses(
         (status = 201, description = "The endpoint with its secret", body = Envelope<Webhook>),
-        (status = 409, description = "`webhook_url_conflict`", body = EmptyEnvelope),
     ))]
 pub async fn create_webhook(
     State(state): State<AppState>,
@@ -116,8 +122,6 @@ pub async fn create_webhook(
     request_body = UpdateWebhookBody,
     responses(
         (status = 200, description = "The endpoint", body = Envelope<Webhook>),
-        (status = 404, description = "`webhook_not_found`", body = EmptyEnvelope),
-        (status = 409, description = "`webhook_url_conflict`", body = EmptyEnvelope),
     ))]
 pub async fn update_webhook(
     State(state): State<AppState>,
@@ -146,7 +150,6 @@ pub async fn update_webhook(
     params(("id" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "Deleted", body = EmptyEnvelope),
-        (status = 404, description = "`webhook_not_found`", body = EmptyEnvelope),
     ))]
 pub async fn delete_webhook(
     State(state): State<AppState>,
@@ -170,8 +173,6 @@ pub async fn delete_webhook(
     params(("id" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "Queued", body = EmptyEnvelope),
-        (status = 404, description = "`webhook_not_found`", body = EmptyEnvelope),
-        (status = 409, description = "`webhook_paused`", body = EmptyEnvelope),
     ))]
 pub async fn test_webhook(
     State(state): State<AppState>,
@@ -197,13 +198,14 @@ pub struct Delivery {
     pub id: String,
     #[schema(format = Uuid)]
     pub webhook_id: String,
+    #[schema(value_type = crate::schema::DeliveryEventType)]
     pub event_type: String,
     #[schema(format = Uuid)]
     pub event_id: String,
     /// The message the event announces (`message.sent`, `message.failed`); null otherwise.
     #[schema(format = Uuid)]
     pub message_send_id: Option<String>,
-    /// `pending`, `retrying`, `succeeded` or `failed`.
+    #[schema(value_type = crate::schema::DeliveryStatus)]
     pub status: String,
     pub attempts: i32,
     pub last_http_status: Option<i32>,
@@ -272,15 +274,11 @@ pub struct DeliveryLog {
         ("starting_after" = Option<String>, Query, format = Uuid,
             description = "The `id` of the last delivery of the previous page"),
         ("webhook_id" = Option<String>, Query, format = Uuid, description = "One endpoint's deliveries"),
-        ("status" = Option<String>, Query,
-            description = "`pending`, `retrying`, `succeeded` or `failed`"),
-        ("event_type" = Option<String>, Query,
-            description = "`message.sent`, `message.failed`, `grant.revoked` or `webhook.test`"),
+        ("status" = Option<crate::schema::DeliveryStatus>, Query),
+        ("event_type" = Option<crate::schema::DeliveryEventType>, Query),
     ),
     responses(
         (status = 200, description = "The deliveries", body = Envelope<DeliveryLog>),
-        (status = 400, description = "`invalid_limit`, or `invalid_request` (an unknown filter value or cursor)", body = EmptyEnvelope),
-        (status = 404, description = "`webhook_not_found` (the `webhook_id` filter)", body = EmptyEnvelope),
     ))]
 pub async fn deliveries(
     State(state): State<AppState>,
@@ -317,7 +315,6 @@ pub async fn deliveries(
     params(("id" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "The delivery", body = Envelope<DeliveryDetail>),
-        (status = 404, description = "`delivery_not_found`", body = EmptyEnvelope),
     ))]
 pub async fn get_delivery(
     State(state): State<AppState>,
@@ -359,9 +356,6 @@ pub async fn get_delivery(
     params(("id" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "The delivery, now pending", body = Envelope<Delivery>),
-        (status = 403, description = "`insufficient_role`", body = EmptyEnvelope),
-        (status = 404, description = "`delivery_not_found`, or `webhook_not_found` (its endpoint was deleted)", body = EmptyEnvelope),
-        (status = 409, description = "`delivery_not_failed` or `webhook_paused`", body = EmptyEnvelope),
     ))]
 pub async fn retry_delivery(
     State(state): State<AppState>,
@@ -384,7 +378,7 @@ pub async fn retry_delivery(
 #[serde(deny_unknown_fields)]
 pub struct RecoverBody {
     /// Re-queue the failed deliveries created at or after this time (at most 7 days back).
-    #[schema(format = DateTime, required = true)]
+    #[schema(value_type = String, format = DateTime, required = true, example = "2026-11-23T09:00:00Z")]
     pub since: Option<String>,
 }
 
@@ -401,10 +395,6 @@ pub struct RecoverResult {
     request_body = RecoverBody,
     responses(
         (status = 200, description = "How many were re-queued", body = Envelope<RecoverResult>),
-        (status = 400, description = "`invalid_request`: `since` missing, not a date-time, in the future or over 7 days back", body = EmptyEnvelope),
-        (status = 403, description = "`insufficient_role`", body = EmptyEnvelope),
-        (status = 404, description = "`webhook_not_found`", body = EmptyEnvelope),
-        (status = 409, description = "`webhook_paused`", body = EmptyEnvelope),
     ))]
 pub async fn recover_webhook(
     State(state): State<AppState>,
@@ -437,7 +427,6 @@ pub async fn recover_webhook(
     params(("client_id" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "Revoked", body = EmptyEnvelope),
-        (status = 404, description = "`grant_not_found`", body = EmptyEnvelope),
     ))]
 pub async fn revoke_grant(
     State(state): State<AppState>,
