@@ -14,6 +14,7 @@ mod history;
 mod openapi;
 mod qr;
 mod receiver;
+mod recipes;
 mod sends;
 mod sms_http;
 mod team;

@@ -1,0 +1,125 @@
+//! The README's signature-verification recipes (tests/recipes/verify.py and verify.mjs), run
+//! against a real delivery: they accept it, and refuse a changed body or another secret. The
+//! README shows them verbatim.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use serde_json::json;
+
+use crate::e2e;
+use crate::fixtures::{ALL_SCOPES, follower, live_business, send_v1};
+use crate::receiver::Receiver;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Runs `program recipe secret header < body`; Some(true) when it says `valid` and exits 0.
+fn run(program: &str, recipe: &str, secret: &str, header: &str, body: &[u8]) -> Option<bool> {
+    let path = root().join("tests/recipes").join(recipe);
+    let mut child = match Command::new(program)
+        .arg(&path)
+        .arg(secret)
+        .arg(header)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => panic!("{program}: {e}"),
+    };
+    child.stdin.take().unwrap().write_all(body).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert_eq!(
+        said == "valid",
+        out.status.success(),
+        "{program} {recipe}: {said}"
+    );
+    Some(out.status.success())
+}
+
+/// The recipe as README.md shows it: the file up to its command-line part.
+fn recipe_text(file: &str, cut: &str) -> String {
+    let text = std::fs::read_to_string(root().join("tests/recipes").join(file)).unwrap();
+    text.split(cut).next().unwrap().trim_end().to_string()
+}
+
+#[test]
+fn readme_shows_the_verification_recipes_as_the_tests_run_them() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    for (file, cut) in [
+        ("verify.py", "\n\n# Command line"),
+        ("verify.mjs", "\n\n// Command line"),
+    ] {
+        let recipe = recipe_text(file, cut);
+        assert!(
+            readme.contains(&recipe),
+            "README.md does not show tests/recipes/{file}"
+        );
+    }
+}
+
+e2e!(
+    the_python_and_node_recipes_verify_a_real_delivery_and_refuse_a_forged_one,
+    |app| async move {
+        let rx = Receiver::start().await;
+        let biz = live_business(&app, "+14155550100", ALL_SCOPES).await;
+        follower(&app, &biz, "+14155550200", false).await;
+        let hook = app
+            .post(
+                "/business/webhooks",
+                Some(&biz.owner_token),
+                json!({ "url": rx.url(), "events": ["message.sent"] }),
+            )
+            .await;
+        hook.assert_ok(201);
+        let secret = hook.data()["secret"].as_str().unwrap().to_string();
+        send_v1(
+            &app,
+            &biz,
+            json!({ "to": "+14155550200", "category": "utility", "body": "Your order has shipped" }),
+            None,
+        )
+        .await
+        .assert_ok(200);
+        let got = rx.wait_for(1).await;
+        let header = got[0].header("x-service-signature");
+        let body = got[0].body.to_vec();
+        let mut forged = body.clone();
+        forged[body.len() / 2] ^= 1;
+
+        let mut ran = 0;
+        for (program, recipe) in [("python3", "verify.py"), ("node", "verify.mjs")] {
+            let Some(valid) = run(program, recipe, &secret, &header, &body) else {
+                assert_ne!(program, "python3", "python3 is required");
+                eprintln!("{program} is not installed: {recipe} not run");
+                continue;
+            };
+            assert!(valid, "{recipe} refused a real delivery");
+            assert_eq!(
+                run(program, recipe, &secret, &header, &forged),
+                Some(false),
+                "{recipe}: changed body"
+            );
+            assert_eq!(
+                run(program, recipe, "another-secret", &header, &body),
+                Some(false),
+                "{recipe}: other secret"
+            );
+            assert_eq!(
+                run(program, recipe, &secret, "t=1,v1=00", &body),
+                Some(false),
+                "{recipe}: old t"
+            );
+            ran += 1;
+        }
+        assert!(ran >= 1);
+    }
+);

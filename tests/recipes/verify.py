@@ -1,0 +1,26 @@
+import hashlib
+import hmac
+import time
+
+
+def verify(secret: str, signature_header: str, raw_body: bytes, tolerance: int = 300) -> bool:
+    """True when `X-Service-Signature` signs these exact bytes with this endpoint's secret."""
+    try:
+        parts = dict(p.split("=", 1) for p in signature_header.split(","))
+        t, v1 = parts["t"], parts["v1"]
+        if abs(time.time() - int(t)) > tolerance:
+            return False
+    except (KeyError, ValueError):
+        return False
+    signed = t.encode() + b"." + raw_body
+    expected = hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, v1)
+
+
+# Command line (used by the tests): python3 verify.py SECRET SIGNATURE_HEADER < raw_body
+if __name__ == "__main__":
+    import sys
+
+    ok = verify(sys.argv[1], sys.argv[2], sys.stdin.buffer.read())
+    print("valid" if ok else "invalid")
+    sys.exit(0 if ok else 1)
