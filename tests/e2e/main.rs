@@ -10,6 +10,7 @@ mod business_account;
 mod consent;
 mod delivery_http;
 mod envelope;
+mod error_codes;
 mod history;
 mod openapi;
 mod qr;
