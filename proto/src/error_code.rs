@@ -167,12 +167,10 @@ impl RemoteError {
             .error_info()
             .filter(|info| info.domain == ERROR_DOMAIN)
             .and_then(|info| ErrorCode::from_wire(&info.reason))
-            .unwrap_or(match status.code() {
-                Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => {
-                    ErrorCode::ServiceUnavailable
-                }
-                _ => ErrorCode::InternalError,
-            });
+            // Every answer of the core's own handlers carries its ErrorInfo: a status without
+            // one was made by the transport (the core unreachable, restarting, or gone in the
+            // middle of the call; a stream reset; a proxy), never by a client's mistake.
+            .unwrap_or(ErrorCode::ServiceUnavailable);
         let retry_after = details.retry_info().and_then(|info| info.retry_delay);
         RemoteError {
             code,
@@ -320,10 +318,24 @@ mod tests {
     }
 
     #[test]
-    fn a_status_without_error_info_maps_by_grpc_code() {
-        let down = RemoteError::from_status(&Status::unavailable("connection refused"));
-        assert_eq!(down.code, ErrorCode::ServiceUnavailable);
-        let odd = RemoteError::from_status(&Status::internal("boom"));
-        assert_eq!(odd.code, ErrorCode::InternalError);
+    fn a_status_without_error_info_is_the_transport_failing_so_503_never_500() {
+        for status in [
+            Status::unavailable("connection refused"),
+            Status::unknown("transport error"),
+            Status::internal("h2 protocol error: stream no longer needed"),
+            Status::cancelled("operation was canceled"),
+            Status::deadline_exceeded("timeout expired"),
+            Status::resource_exhausted("message too large"),
+            Status::invalid_argument("metadata too large"),
+        ] {
+            let remote = RemoteError::from_status(&status);
+            assert_eq!(remote.code, ErrorCode::ServiceUnavailable, "{status:?}");
+        }
+        // A status with the core's ErrorInfo keeps its code, internal_error included.
+        let internal = ErrorCode::InternalError.to_status("boom", None);
+        assert_eq!(
+            RemoteError::from_status(&internal).code,
+            ErrorCode::InternalError
+        );
     }
 }
