@@ -47,16 +47,45 @@ impl AppError {
 
 impl From<DbErr> for AppError {
     fn from(err: DbErr) -> Self {
-        match &err {
-            DbErr::ConnectionAcquire(_) | DbErr::Conn(_) => {
-                tracing::error!(error = %err, "database unavailable");
-                AppError::new(ErrorCode::ServiceUnavailable, "database unavailable")
-            }
-            _ => {
-                tracing::error!(error = %err, "database error");
-                AppError::internal("internal error")
-            }
+        if is_unavailable(&err) {
+            tracing::error!(error = %err, "database unavailable");
+            AppError::new(ErrorCode::ServiceUnavailable, "database unavailable")
+        } else {
+            tracing::error!(error = %err, "database error");
+            AppError::internal("internal error")
         }
+    }
+}
+
+/// True when the database could not be reached or went away, at whatever step: no connection
+/// to be had, a connection lost mid-query (I/O, a truncated message, TLS), the server shutting
+/// down or refusing connections (SQLSTATE class 08, 57P01-57P03, 53300), or SQLite busy. The
+/// request may succeed once the database is back: 503, never 500.
+pub fn is_unavailable(err: &DbErr) -> bool {
+    let runtime = match err {
+        DbErr::ConnectionAcquire(_) | DbErr::Conn(_) => return true,
+        DbErr::Exec(e) | DbErr::Query(e) => e,
+        _ => return false,
+    };
+    let sea_orm::RuntimeErr::SqlxError(sqlx) = runtime else {
+        return false;
+    };
+    match sqlx.as_ref() {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed
+        | sqlx::Error::BeginFailed => true,
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+            code.starts_with("08")
+                || matches!(code.as_ref(), "57P01" | "57P02" | "57P03" | "53300")
+                // SQLite (numeric codes, shorter than SQLSTATE's five characters): SQLITE_BUSY
+                // and its extended codes, another writer held the lock past busy_timeout.
+                || (code.len() < 5 && code.parse::<i32>().is_ok_and(|n| n & 0xff == 5))
+        }),
+        _ => false,
     }
 }
 
@@ -77,4 +106,38 @@ pub fn is_unique_violation(err: &DbErr) -> bool {
         err.sql_err(),
         Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    fn sqlx(err: sqlx::Error) -> DbErr {
+        DbErr::Exec(sea_orm::RuntimeErr::SqlxError(Arc::new(err)))
+    }
+
+    #[test]
+    fn a_lost_or_refused_database_connection_is_503_at_any_step() {
+        let lost = [
+            sqlx(sqlx::Error::Io(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "expected to read 5 bytes, got 0 bytes at EOF",
+            ))),
+            sqlx(sqlx::Error::Protocol("unexpected message".into())),
+            sqlx(sqlx::Error::PoolTimedOut),
+            sqlx(sqlx::Error::PoolClosed),
+            sqlx(sqlx::Error::WorkerCrashed),
+            DbErr::ConnectionAcquire(sea_orm::ConnAcquireErr::Timeout),
+        ];
+        for err in lost {
+            let app: AppError = err.into();
+            assert_eq!(app.code, ErrorCode::ServiceUnavailable);
+        }
+        let bug = DbErr::Custom("a bug".into());
+        assert_eq!(AppError::from(bug).code, ErrorCode::InternalError);
+        let decode = sqlx(sqlx::Error::ColumnNotFound("x".into()));
+        assert_eq!(AppError::from(decode).code, ErrorCode::InternalError);
+    }
 }
