@@ -55,12 +55,31 @@ impl SmsSender for HttpSms {
                 .json(&serde_json::json!({ "to": to, "text": text }))
                 .send()
                 .await
-                .map_err(|e| SmsError(e.to_string()))?;
+                .map_err(|e| SmsError(redacted(e)))?;
             if response.status().is_success() {
                 Ok(())
             } else {
                 Err(SmsError(format!("status {}", response.status())))
             }
         })
+    }
+}
+
+/// A provider's request error without its URL: `SMS_HTTP_URL` may carry an API key in its
+/// query, and these errors reach the log.
+pub fn redacted(err: reqwest::Error) -> String {
+    err.without_url().to_string()
+}
+
+#[cfg(test)]
+mod redaction_tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_provider_error_never_shows_the_url_and_its_key() {
+        let provider = HttpSms::new("http://127.0.0.1:9/send?api_key=SECRET-KEY".into()).unwrap();
+        let err = provider.send("+14155550123", "hi").await.unwrap_err();
+        assert!(!err.0.contains("SECRET-KEY"), "{}", err.0);
+        assert!(!err.0.contains("127.0.0.1:9"), "{}", err.0);
     }
 }
