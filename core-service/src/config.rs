@@ -78,6 +78,18 @@ pub struct WebhookConfig {
         value_parser = clap::builder::BoolishValueParser::new()
     )]
     pub webhook_allow_insecure: bool,
+
+    /// Most webhook endpoints one business may have (over it: 409 `webhook_limit_reached`).
+    #[arg(long, env = "WEBHOOK_ENDPOINTS_PER_BUSINESS", default_value_t = 20)]
+    pub webhook_endpoints_per_business: u32,
+
+    /// Most test events one endpoint may be sent per minute (over it: 429 `rate_limited`).
+    #[arg(
+        long,
+        env = "WEBHOOK_TESTS_PER_ENDPOINT_PER_MINUTE",
+        default_value_t = 5
+    )]
+    pub webhook_tests_per_endpoint_per_minute: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -50,6 +50,8 @@ pub struct WebhookSettings {
     pub retry_unit: Duration,
     pub timeout: Duration,
     pub allow_insecure: bool,
+    pub endpoints_per_business: u32,
+    pub tests_per_endpoint_per_minute: u32,
 }
 
 impl Core {
@@ -109,6 +111,10 @@ impl Core {
                 ),
                 timeout: Duration::from_secs_f64(config.webhooks.webhook_timeout_secs.max(0.1)),
                 allow_insecure: config.webhooks.webhook_allow_insecure,
+                endpoints_per_business: config.webhooks.webhook_endpoints_per_business,
+                tests_per_endpoint_per_minute: config
+                    .webhooks
+                    .webhook_tests_per_endpoint_per_minute,
             },
         }
     }

@@ -165,6 +165,7 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
                 E::InvalidWebhookUrl,
                 E::InvalidWebhookEvents,
                 E::WebhookUrlConflict,
+                E::WebhookLimitReached,
             ],
         ]
         .concat(),
@@ -179,9 +180,11 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
         ]
         .concat(),
         ("delete", "/business/webhooks/{id}") => [&editor[..], &[E::WebhookNotFound]].concat(),
-        ("post", "/business/webhooks/{id}/test") => {
-            [&editor[..], &[E::WebhookNotFound, E::WebhookPaused]].concat()
-        }
+        ("post", "/business/webhooks/{id}/test") => [
+            &editor[..],
+            &[E::WebhookNotFound, E::WebhookPaused, E::RateLimited],
+        ]
+        .concat(),
         ("post", "/business/webhooks/{id}/recover") => {
             [&editor[..], &[E::WebhookNotFound, E::WebhookPaused]].concat()
         }

@@ -243,3 +243,50 @@ e2e!(
         assert_eq!(me.data()["mode"], "live");
     }
 );
+
+e2e!(
+    a_business_whose_owner_is_suspended_or_banned_is_treated_as_suspended,
+    |app| async move {
+        use crate::fixtures::{ALL_SCOPES, follower, live_business, send_v1};
+        let biz = live_business(&app, "+14155550100", ALL_SCOPES).await;
+        follower(&app, &biz, "+14155550200", false).await;
+        let (_, admin) = app.user("+14155550300").await;
+        app.post(
+            "/business/team",
+            Some(&biz.owner_token),
+            json!({"phone_number": "+14155550300", "role": "admin"}),
+        )
+        .await
+        .assert_ok(201);
+        let (_, newcomer) = app.user("+14155550400").await;
+        let utility = json!({"to": "+14155550200", "category": "utility", "body": "hi"});
+        send_v1(&app, &biz, utility.clone(), None)
+            .await
+            .assert_ok(200);
+
+        for status in ["suspended", "banned"] {
+            app.set_user_status("+14155550100", status).await;
+            send_v1(&app, &biz, utility.clone(), None)
+                .await
+                .assert_error(403, "business_suspended");
+            app.get("/business/team", Some(&admin))
+                .await
+                .assert_error(403, "business_suspended");
+            // GET /business/me still answers, with the business's own status.
+            let me = app.get("/business/me", Some(&admin)).await;
+            me.assert_ok(200);
+            assert_eq!(me.data()["status"], "active");
+            app.request(
+                reqwest::Method::PUT,
+                &format!("/businesses/{}/follow", biz.id),
+                Some(&newcomer),
+                Some(crate::harness::RawBody::Json(json!({}))),
+            )
+            .await
+            .assert_error(403, "business_not_live");
+        }
+        app.set_user_status("+14155550100", "active").await;
+        send_v1(&app, &biz, utility, None).await.assert_ok(200);
+        app.get("/business/team", Some(&admin)).await.assert_ok(200);
+    }
+);

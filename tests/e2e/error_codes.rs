@@ -28,7 +28,10 @@ const ELSEWHERE: &[(&str, &str)] = &[
     ),
     ("request_timeout", "not answered yet"),
     ("request_header_too_large", "not answered yet"),
-    ("webhook_limit_reached", "not answered yet"),
+    (
+        "webhook_limit_reached",
+        "webhooks::a_business_has_at_most_the_configured_number_of_endpoints_even_when_created_at_once",
+    ),
 ];
 
 struct Call<'a> {

@@ -294,6 +294,7 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
             "invalid_webhook_events",
             "insufficient_role",
             "webhook_url_conflict",
+            "webhook_limit_reached",
         ],
     ),
     (
@@ -314,7 +315,12 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
     (
         "post",
         "/business/webhooks/{id}/test",
-        &["insufficient_role", "webhook_not_found", "webhook_paused"],
+        &[
+            "insufficient_role",
+            "webhook_not_found",
+            "webhook_paused",
+            "rate_limited",
+        ],
     ),
     (
         "get",
@@ -422,7 +428,6 @@ const NOT_PER_OPERATION: &[&str] = &[
     "request_timeout",          // the HTTP layer, before a route is chosen
     "request_header_too_large", // the HTTP layer, before a route is chosen
     "user_already_exists",      // `admin create-user` only
-    "webhook_limit_reached",    // not answered yet
 ];
 
 fn documented_codes(op: &serde_json::Value, status: u16) -> Vec<String> {

@@ -1030,3 +1030,127 @@ e2e!(
         assert_eq!(rx.received().len(), 1, "one delivery");
     }
 );
+
+e2e!(
+    webhook_urls_with_credentials_are_refused_so_no_team_member_reads_them,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        for url in [
+            "https://user:secret@hooks.example.com/in",
+            "https://token@hooks.example.com/in",
+        ] {
+            let reply = app
+                .post(
+                    "/business/webhooks",
+                    Some(&biz.owner_token),
+                    json!({ "url": url, "events": ["message.sent"] }),
+                )
+                .await;
+            reply.assert_error(400, "invalid_webhook_url");
+            assert_eq!(
+                reply.body["detail"],
+                "url: must not contain a user name or password"
+            );
+        }
+        let hook = register(
+            &app,
+            &biz,
+            "https://hooks.example.com/in",
+            &["message.sent"],
+        )
+        .await;
+        let id = hook["id"].as_str().unwrap();
+        app.patch(
+            &format!("/business/webhooks/{id}"),
+            Some(&biz.owner_token),
+            json!({ "url": "https://user:secret@hooks.example.com/in" }),
+        )
+        .await
+        .assert_error(400, "invalid_webhook_url");
+        let list = app.get("/business/webhooks", Some(&biz.owner_token)).await;
+        assert_eq!(list.data()[0]["url"], "https://hooks.example.com/in");
+    }
+);
+
+fn three_endpoints() -> Options {
+    Options {
+        configure: Some(Arc::new(|c| c.webhooks.webhook_endpoints_per_business = 3)),
+        ..Default::default()
+    }
+}
+
+e2e!(
+    a_business_has_at_most_the_configured_number_of_endpoints_even_when_created_at_once,
+    three_endpoints(),
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        // Eight creations at once: exactly three succeed, the rest are 409.
+        let creations = (0..8).map(|i| {
+            app.post(
+                "/business/webhooks",
+                Some(&biz.owner_token),
+                json!({ "url": format!("https://hooks.example.com/{i}"), "events": ["message.sent"] }),
+            )
+        });
+        let replies = futures::future::join_all(creations).await;
+        let created = replies.iter().filter(|r| r.status == 201).count();
+        assert_eq!(created, 3, "{replies:?}");
+        for reply in replies.iter().filter(|r| r.status != 201) {
+            reply.assert_error(409, "webhook_limit_reached");
+            assert!(reply.body["detail"].as_str().unwrap().contains("at most 3"));
+        }
+        let list = app.get("/business/webhooks", Some(&biz.owner_token)).await;
+        assert_eq!(list.data().as_array().unwrap().len(), 3);
+        // Deleting one makes room for one.
+        let id = list.data()[0]["id"].as_str().unwrap().to_string();
+        app.request(
+            Method::DELETE,
+            &format!("/business/webhooks/{id}"),
+            Some(&biz.owner_token),
+            None,
+        )
+        .await
+        .assert_ok(200);
+        register(
+            &app,
+            &biz,
+            "https://hooks.example.com/again",
+            &["message.sent"],
+        )
+        .await;
+        // Another business has its own allowance.
+        let other = live_business(&app, "+14155550900", ALL_SCOPES).await;
+        register(
+            &app,
+            &other,
+            "https://hooks.example.com/0",
+            &["message.sent"],
+        )
+        .await;
+    }
+);
+
+e2e!(
+    test_events_are_limited_per_endpoint_per_minute,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        let a = register(&app, &biz, "https://hooks.example.com/a", &["message.sent"]).await;
+        let b = register(&app, &biz, "https://hooks.example.com/b", &["message.sent"]).await;
+        let test = |hook: &Value| {
+            let path = format!("/business/webhooks/{}/test", hook["id"].as_str().unwrap());
+            let token = biz.owner_token.clone();
+            let app = &app;
+            async move { app.post(&path, Some(&token), json!({})).await }
+        };
+        for _ in 0..5 {
+            test(&a).await.assert_ok(200);
+        }
+        let refused = test(&a).await;
+        refused.assert_error(429, "rate_limited");
+        assert!(refused.retry_after().is_some_and(|s| (1..=60).contains(&s)));
+        // The other endpoint is not held back, and a minute later the first may test again.
+        test(&b).await.assert_ok(200);
+        app.clock.advance(Duration::from_secs(61));
+        test(&a).await.assert_ok(200);
+    }
+);

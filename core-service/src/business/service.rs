@@ -5,7 +5,7 @@ use sea_orm::Set;
 
 use super::store;
 use crate::domain::{
-    BusinessMode, BusinessName, BusinessStatus, Role, parse_category, parse_website_url,
+    BusinessMode, BusinessName, BusinessStatus, Role, UserStatus, parse_category, parse_website_url,
 };
 use crate::entities::{business_accounts, users};
 use crate::error::{AppError, AppResult, is_unique_violation};
@@ -18,11 +18,21 @@ pub struct Console {
     pub user: users::Model,
     pub business: business_accounts::Model,
     pub role: Role,
+    /// Whether the business's owner is an active user: a business is its owner's profile, so
+    /// while the owner is suspended or banned the business is treated as suspended.
+    pub owner_active: bool,
 }
 
 impl Console {
-    /// Refuses a suspended business (`business_suspended`).
+    /// Refuses a suspended business, or one whose owner is suspended or banned
+    /// (`business_suspended`).
     pub fn require_active_business(&self) -> AppResult<()> {
+        if !self.owner_active {
+            return Err(AppError::new(
+                ErrorCode::BusinessSuspended,
+                "this business account is suspended: its owner's account is not active",
+            ));
+        }
         match BusinessStatus::from_db(&self.business.status)? {
             BusinessStatus::Active => Ok(()),
             BusinessStatus::Suspended => Err(AppError::new(
@@ -61,10 +71,18 @@ pub async fn console(core: &Core, authorization: Option<&str>) -> AppResult<Cons
     let business = store::business(&core.db, member.business_id)
         .await?
         .ok_or_else(not_business)?;
+    let owner_active = if business.id == user.id {
+        true // the caller is the owner, and authenticate_user found them active
+    } else {
+        identity_store::user_by_id(&core.db, business.id)
+            .await?
+            .is_some_and(|owner| owner.status == UserStatus::Active.as_str())
+    };
     Ok(Console {
         role: Role::from_db(&member.role)?,
         user,
         business,
+        owner_active,
     })
 }
 

@@ -66,7 +66,11 @@ pub async fn put(
         ));
     }
     let live = BusinessMode::from_db(&business.mode)? == BusinessMode::Live
-        && BusinessStatus::from_db(&business.status)? == BusinessStatus::Active;
+        && BusinessStatus::from_db(&business.status)? == BusinessStatus::Active
+        // A business is its owner's profile: a suspended or banned owner suspends it.
+        && crate::identity::store::user_by_id(&core.db, business.id)
+            .await?
+            .is_some_and(|owner| owner.status == crate::domain::UserStatus::Active.as_str());
     if !live {
         return Err(AppError::new(
             ErrorCode::BusinessNotLive,

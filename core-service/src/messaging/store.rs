@@ -77,7 +77,8 @@ pub async fn app_send_contexts(
     let values: Vec<Value> = vec![json.into()];
     let sql = format!(
         "SELECT q.n, a.id AS app_id, a.business_id, a.scopes, \
-         b.status AS business_status, b.mode AS business_mode, o.phone_number AS owner_phone, \
+         CASE WHEN o.status IS NOT NULL AND o.status <> 'active' THEN 'suspended' \
+         ELSE b.status END AS business_status, b.mode AS business_mode, o.phone_number AS owner_phone, \
          r.id AS recipient_id, f.status AS follow_status, f.marketing_opt_in \
          FROM ({keys}) q \
          JOIN developer_apps a ON a.token_hash = q.token_hash \

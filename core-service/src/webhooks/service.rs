@@ -1,6 +1,8 @@
 //! The webhook endpoint rules: who may read and change endpoints, what a valid endpoint is, the
 //! test event, and the deliveries log.
 
+use std::time::Duration;
+
 use proto::ErrorCode;
 use sea_orm::{Set, TransactionTrait};
 use uuid::Uuid;
@@ -10,6 +12,7 @@ use crate::business::service::{Console, console};
 use crate::entities::{webhook_attempts, webhook_deliveries, webhooks};
 use crate::error::{AppError, AppResult, is_unique_violation};
 use crate::events::SUBSCRIBABLE;
+use crate::limits::Rate;
 use crate::state::Core;
 
 /// The fixed text of `webhook.test` events.
@@ -34,8 +37,9 @@ fn endpoint(webhook: webhooks::Model) -> Endpoint {
     }
 }
 
-/// A receiver URL: absolute https (http too when insecure targets are allowed), with a host,
-/// at most 2048 characters; with insecure targets off, an IP-literal host must be public.
+/// A receiver URL: absolute https (http too when insecure targets are allowed), with a host and
+/// no credentials, at most 2048 characters; with insecure targets off, an IP-literal host must be
+/// public.
 pub fn parse_url(input: &str, allow_insecure: bool) -> AppResult<String> {
     let err = |why: &str| AppError::new(ErrorCode::InvalidWebhookUrl, format!("url: {why}"));
     let text = input.trim();
@@ -51,6 +55,12 @@ pub fn parse_url(input: &str, allow_insecure: bool) -> AppResult<String> {
     let Some(host) = url.host() else {
         return Err(err("must have a host"));
     };
+    // Every team member can read an endpoint's URL: credentials do not belong in it (sign-in
+    // secrets for the receiver go in a path or query token the receiver checks, or not at all:
+    // the signature already authenticates the sender).
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(err("must not contain a user name or password"));
+    }
     if !allow_insecure {
         let ip = match host {
             url::Host::Ipv4(ip) => Some(std::net::IpAddr::V4(ip)),
@@ -155,8 +165,13 @@ pub async fn create(
         created_at: Set(now),
         updated_at: Set(now),
     };
-    match store::insert(&core.db, row).await {
-        Ok(webhook) => Ok((endpoint(webhook), plain)),
+    let max = core.webhooks.endpoints_per_business;
+    match store::insert_capped(&core.db, console.business.id, row, max).await {
+        Ok(Some(webhook)) => Ok((endpoint(webhook), plain)),
+        Ok(None) => Err(AppError::new(
+            ErrorCode::WebhookLimitReached,
+            format!("a business has at most {max} webhook endpoints; delete one first"),
+        )),
         Err(err) if is_unique_violation(&err) => Err(conflict()),
         Err(err) => Err(err.into()),
     }
@@ -251,6 +266,18 @@ pub async fn test(core: &Core, authorization: Option<&str>, id: &str) -> AppResu
             "this webhook is paused; reactivate it to test it",
         ));
     }
+    // At most a few test events per endpoint per minute, counted in the database for every core:
+    // a test is an outbound request this service makes on the business's word.
+    let per_minute = core.webhooks.tests_per_endpoint_per_minute.max(1);
+    core.limiter
+        .acquire(
+            &[(
+                format!("webhook_test:{}", webhook.id),
+                Rate::per(per_minute, Duration::from_secs(60)),
+            )],
+            ErrorCode::RateLimited,
+        )
+        .await?;
     let txn = core.db.begin().await?;
     let data = serde_json::json!({ "message": TEST_MESSAGE });
     crate::events::record_for(&txn, &webhook, "webhook.test", data, core.clock.now()).await?;
@@ -466,6 +493,9 @@ mod tests {
             "ftp://x.example",
             "not a url",
             "https://",
+            "https://user:pass@hooks.example.com/x",
+            "https://user@hooks.example.com/x",
+            "https://:pass@hooks.example.com/x",
         ] {
             let err = parse_url(bad, false).unwrap_err();
             assert_eq!(err.code, ErrorCode::InvalidWebhookUrl, "{bad}");

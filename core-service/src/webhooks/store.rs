@@ -3,12 +3,12 @@
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait as _};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect,
+    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait,
+    QueryFilter, QueryOrder, QuerySelect, TransactionTrait,
 };
 use uuid::Uuid;
 
-use crate::entities::{webhook_attempts, webhook_deliveries, webhooks};
+use crate::entities::{business_accounts, webhook_attempts, webhook_deliveries, webhooks};
 use crate::error::AppResult;
 
 pub async fn list(db: &impl ConnectionTrait, business_id: Uuid) -> AppResult<Vec<webhooks::Model>> {
@@ -47,11 +47,35 @@ pub async fn url_taken(
     Ok(query.one(db).await?.is_some())
 }
 
-pub async fn insert(
-    db: &impl ConnectionTrait,
+/// Inserts an endpoint unless its business already has `max`; None when it has. The business's
+/// row is written first, so creations for one business run one after another on every core (a
+/// row lock on PostgreSQL, the write lock on SQLite) and none can be counted past the cap.
+pub async fn insert_capped(
+    db: &sea_orm::DatabaseConnection,
+    business_id: Uuid,
     webhook: webhooks::ActiveModel,
-) -> Result<webhooks::Model, sea_orm::DbErr> {
-    webhook.insert(db).await
+    max: u32,
+) -> Result<Option<webhooks::Model>, sea_orm::DbErr> {
+    let txn = db.begin().await?;
+    business_accounts::Entity::update_many()
+        .col_expr(
+            business_accounts::Column::Id,
+            Expr::col(business_accounts::Column::Id),
+        )
+        .filter(business_accounts::Column::Id.eq(business_id))
+        .exec(&txn)
+        .await?;
+    let count = webhooks::Entity::find()
+        .filter(webhooks::Column::BusinessId.eq(business_id))
+        .count(&txn)
+        .await?;
+    if count >= u64::from(max) {
+        txn.rollback().await?;
+        return Ok(None);
+    }
+    let row = webhook.insert(&txn).await?;
+    txn.commit().await?;
+    Ok(Some(row))
 }
 
 pub async fn update(
