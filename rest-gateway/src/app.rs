@@ -64,12 +64,60 @@ pub fn router(state: AppState, config: &GatewayConfig) -> Router {
     .fallback(not_found)
     .method_not_allowed_fallback(method_not_allowed)
     .with_state(state)
-    .layer(DefaultBodyLimit::max(config.max_body_bytes))
+    .layer(DefaultBodyLimit::max(config.http.max_body_bytes))
+    .layer(axum::Extension(BodyReadTimeout(
+        config.http.body_read_timeout(),
+    )))
+    .layer(axum::middleware::from_fn(refuse_oversized_headers))
     .layer(CatchPanicLayer::custom(panic_response))
     .layer(PropagateRequestIdLayer::new(request_id.clone()))
     .layer(TraceLayer::new_for_http())
     .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
     .layer(axum::middleware::map_request(drop_unusable_request_id))
+}
+
+/// How long a handler waits for the request body (an extension read by [`crate::extract`]).
+#[derive(Debug, Clone, Copy)]
+pub struct BodyReadTimeout(pub Duration);
+
+/// At most this many request headers (the HTTP server itself accepts up to
+/// [`SERVER_MAX_HEADERS`], so that the refusal is the envelope).
+pub const MAX_HEADERS: usize = 100;
+/// At most this many bytes in one header value, and in all headers together (names and values):
+/// what the gateway forwards to the core must fit the core's metadata limit.
+pub const MAX_HEADER_VALUE_BYTES: usize = 8 * 1024;
+pub const MAX_HEADER_BYTES: usize = 16 * 1024;
+/// The HTTP server's own cap on headers: above it the connection gets a bare 431.
+const SERVER_MAX_HEADERS: usize = 1000;
+
+/// 431 `request_header_too_large` in the envelope for too many or too large headers.
+async fn refuse_oversized_headers(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let headers = request.headers();
+    let total: usize = headers
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len())
+        .sum();
+    let why = if headers.len() > MAX_HEADERS {
+        Some(format!("at most {MAX_HEADERS} request headers"))
+    } else if let Some((name, _)) = headers
+        .iter()
+        .find(|(_, value)| value.len() > MAX_HEADER_VALUE_BYTES)
+    {
+        Some(format!("{name}: at most {MAX_HEADER_VALUE_BYTES} bytes"))
+    } else if total > MAX_HEADER_BYTES {
+        Some(format!(
+            "request headers: at most {MAX_HEADER_BYTES} bytes in all"
+        ))
+    } else {
+        None
+    };
+    match why {
+        Some(why) => ApiError::new(ErrorCode::RequestHeaderTooLarge, why).into_response(),
+        None => next.run(request).await,
+    }
 }
 
 /// The API reference at `/docs`: Swagger UI, its assets compiled into the binary (no network),
@@ -102,16 +150,21 @@ async fn drop_unusable_request_id(mut request: axum::extract::Request) -> axum::
 pub struct GatewayApp {
     listener: TcpListener,
     router: Router,
+    header_read_timeout: Duration,
 }
 
 impl GatewayApp {
     pub async fn build(config: GatewayConfig) -> anyhow::Result<GatewayApp> {
         let state = AppState::new(&config)?;
         let router = router(state, &config);
-        let listener = TcpListener::bind(config.http_addr)
+        let listener = TcpListener::bind(config.http.http_addr)
             .await
-            .with_context(|| format!("binding HTTP on {}", config.http_addr))?;
-        Ok(GatewayApp { listener, router })
+            .with_context(|| format!("binding HTTP on {}", config.http.http_addr))?;
+        Ok(GatewayApp {
+            listener,
+            router,
+            header_read_timeout: config.http.header_read_timeout(),
+        })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -121,23 +174,71 @@ impl GatewayApp {
     }
 
     /// Serves until `cancel` fires, then lets in-flight requests finish (up to 10 s).
+    ///
+    /// HTTP/1.1 and HTTP/2 (h2c), with a header-read timeout (`HEADER_READ_TIMEOUT_SECS`: a
+    /// client that has not sent its headers by then is disconnected) and room for more headers
+    /// than the API takes, so that too many are refused with the envelope (431).
     pub async fn run_until_stopped(self, cancel: CancellationToken) -> anyhow::Result<()> {
-        let service = self
-            .router
-            .into_make_service_with_connect_info::<SocketAddr>();
-        let stop = cancel.clone();
-        let server = axum::serve(self.listener, service)
-            .with_graceful_shutdown(async move { stop.cancelled().await });
+        use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+        use hyper_util::server::conn::auto;
+        use hyper_util::server::graceful::GracefulShutdown;
+        use hyper_util::service::TowerToHyperService;
+        use tower::ServiceExt;
+
+        let mut builder = auto::Builder::new(TokioExecutor::new());
+        builder
+            .http1()
+            .timer(TokioTimer::new())
+            .header_read_timeout(self.header_read_timeout)
+            .max_headers(SERVER_MAX_HEADERS);
+        builder
+            .http2()
+            .timer(TokioTimer::new())
+            .max_header_list_size((MAX_HEADER_BYTES * 4) as u32);
+        let graceful = GracefulShutdown::new();
+        loop {
+            let (stream, peer) = tokio::select! {
+                accepted = self.listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(err) => {
+                        // Out of file descriptors and the like: wait a moment, keep serving.
+                        tracing::warn!(error = %err, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                },
+                () = cancel.cancelled() => break,
+            };
+            let _ = stream.set_nodelay(true);
+            let service = self.router.clone().map_request(
+                move |mut request: axum::extract::Request<hyper::body::Incoming>| {
+                    request
+                        .extensions_mut()
+                        .insert(axum::extract::ConnectInfo(peer));
+                    request.map(axum::body::Body::new)
+                },
+            );
+            let connection = builder
+                .serve_connection_with_upgrades(
+                    TokioIo::new(stream),
+                    TowerToHyperService::new(service),
+                )
+                .into_owned();
+            let connection = graceful.watch(connection);
+            tokio::spawn(async move {
+                if let Err(err) = connection.await {
+                    tracing::debug!(error = %err, "connection ended with an error");
+                }
+            });
+        }
+        drop(self.listener);
         tokio::select! {
-            result = server => result.context("HTTP server"),
-            () = async {
-                cancel.cancelled().await;
-                tokio::time::sleep(Duration::from_secs(10)).await;
-            } => {
+            () = graceful.shutdown() => {}
+            () = tokio::time::sleep(Duration::from_secs(10)) => {
                 tracing::warn!("in-flight requests did not finish in time");
-                Ok(())
             }
         }
+        Ok(())
     }
 }
 

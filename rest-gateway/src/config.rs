@@ -1,18 +1,26 @@
 //! The gateway's configuration: flags with environment-variable fallbacks.
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use clap::{ArgAction, Args};
 
 #[derive(Debug, Clone, Args)]
 pub struct GatewayConfig {
-    /// Address of the HTTP server (port 0 picks a free port).
-    #[arg(long, env = "HTTP_ADDR", default_value = "127.0.0.1:8080")]
-    pub http_addr: SocketAddr,
-
     /// The core's gRPC address.
     #[arg(long, env = "CORE_URL", default_value = "http://127.0.0.1:50051")]
     pub core_url: String,
+
+    #[command(flatten)]
+    pub http: HttpSettings,
+}
+
+/// The HTTP side of the gateway: what the standalone gateway and the all-in-one both take.
+#[derive(Debug, Clone, Args)]
+pub struct HttpSettings {
+    /// Address of the HTTP server (port 0 picks a free port).
+    #[arg(long, env = "HTTP_ADDR", default_value = "127.0.0.1:8080")]
+    pub http_addr: SocketAddr,
 
     /// Take the client IP from the last `X-Forwarded-For` entry (only behind a proxy you run).
     #[arg(
@@ -24,24 +32,52 @@ pub struct GatewayConfig {
     )]
     pub trust_proxy: bool,
 
-    /// Largest accepted request body, in bytes.
+    /// Largest accepted request body, in bytes (over it: 413 `payload_too_large`).
     #[arg(long, env = "MAX_BODY_BYTES", default_value_t = 64 * 1024)]
     pub max_body_bytes: usize,
 
     /// Seconds a call to the core may take before the gateway answers 503.
     #[arg(long, env = "CORE_TIMEOUT_SECS", default_value_t = 30)]
     pub core_timeout_secs: u64,
+
+    /// Seconds a client has to send a request's headers (then the connection is closed).
+    #[arg(long, env = "HEADER_READ_TIMEOUT_SECS", default_value_t = 10)]
+    pub header_read_timeout_secs: u64,
+
+    /// Seconds a client has to send a request's body (then 408 `request_timeout`).
+    #[arg(long, env = "BODY_READ_TIMEOUT_SECS", default_value_t = 30)]
+    pub body_read_timeout_secs: u64,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        HttpSettings {
+            http_addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            trust_proxy: false,
+            max_body_bytes: 64 * 1024,
+            core_timeout_secs: 30,
+            header_read_timeout_secs: 10,
+            body_read_timeout_secs: 30,
+        }
+    }
+}
+
+impl HttpSettings {
+    pub fn header_read_timeout(&self) -> Duration {
+        Duration::from_secs(self.header_read_timeout_secs.max(1))
+    }
+
+    pub fn body_read_timeout(&self) -> Duration {
+        Duration::from_secs(self.body_read_timeout_secs.max(1))
+    }
 }
 
 impl GatewayConfig {
     /// Defaults, with the given core address and port 0; for tests and embedding.
     pub fn for_core(core_url: impl Into<String>) -> Self {
         GatewayConfig {
-            http_addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             core_url: core_url.into(),
-            trust_proxy: false,
-            max_body_bytes: 64 * 1024,
-            core_timeout_secs: 30,
+            http: HttpSettings::default(),
         }
     }
 }

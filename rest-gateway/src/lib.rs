@@ -12,4 +12,4 @@ pub mod schema;
 pub mod state;
 
 pub use app::{GatewayApp, openapi};
-pub use config::GatewayConfig;
+pub use config::{GatewayConfig, HttpSettings};

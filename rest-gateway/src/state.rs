@@ -38,7 +38,7 @@ impl AppState {
         let channel = Endpoint::from_shared(config.core_url.clone())
             .map_err(|e| anyhow::anyhow!("CORE_URL {}: {e}", config.core_url))?
             .connect_timeout(Duration::from_secs(3))
-            .timeout(Duration::from_secs(config.core_timeout_secs.max(1)))
+            .timeout(Duration::from_secs(config.http.core_timeout_secs.max(1)))
             .tcp_nodelay(true)
             .connect_lazy();
         Ok(AppState {
@@ -52,7 +52,7 @@ impl AppState {
             grants: GrantServiceClient::new(channel.clone()),
             qr: QrServiceClient::new(channel.clone()),
             health: HealthClient::new(channel),
-            trust_proxy: config.trust_proxy,
+            trust_proxy: config.http.trust_proxy,
         })
     }
 }

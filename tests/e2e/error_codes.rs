@@ -26,8 +26,10 @@ const ELSEWHERE: &[(&str, &str)] = &[
         "user_already_exists",
         "operator command only (admin create-user)",
     ),
-    ("request_timeout", "not answered yet"),
-    ("request_header_too_large", "not answered yet"),
+    (
+        "request_timeout",
+        "http_edges::a_body_sent_too_slowly_is_answered_408_request_timeout (a 1 s setting)",
+    ),
     (
         "webhook_limit_reached",
         "webhooks::a_business_has_at_most_the_configured_number_of_endpoints_even_when_created_at_once",
@@ -590,6 +592,16 @@ e2e!(
                 .token(&biz.owner_token)
                 .send(&app)
                 .await
+        );
+
+        // 431
+        let mut crowded = app.http.get(format!("{}/business/me", app.base));
+        for i in 0..101 {
+            crowded = crowded.header(format!("x-h-{i}"), "1");
+        }
+        expect!(
+            "request_header_too_large",
+            into_reply(crowded.send().await.unwrap()).await
         );
 
         // 413

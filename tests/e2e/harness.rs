@@ -163,6 +163,7 @@ async fn create_database(backend: Backend) -> Option<(String, TestDb)> {
 
 /// Changes a test applies to the core's configuration.
 pub type Configure = Arc<dyn Fn(&mut CoreConfig) + Send + Sync>;
+pub type ConfigureHttp = Arc<dyn Fn(&mut rest_gateway::HttpSettings) + Send + Sync>;
 
 /// Options for one test's stack.
 #[derive(Default, Clone)]
@@ -175,6 +176,8 @@ pub struct Options {
     /// Run the core on the wall clock (benchmarks); `TestApp::clock` then moves nothing.
     pub wall_clock: bool,
     pub configure: Option<Configure>,
+    /// Changes to the gateway's HTTP settings.
+    pub http: Option<ConfigureHttp>,
 }
 
 pub struct TestApp {
@@ -271,7 +274,11 @@ impl TestApp {
         let core_cancel = CancellationToken::new();
         let core_task = tokio::spawn(core_app.run_until_stopped(core_cancel.clone()));
 
-        let gateway = GatewayApp::build(GatewayConfig::for_core(grpc_url.clone()))
+        let mut gateway_config = GatewayConfig::for_core(grpc_url.clone());
+        if let Some(http) = &options.http {
+            http(&mut gateway_config.http);
+        }
+        let gateway = GatewayApp::build(gateway_config)
             .await
             .expect("gateway builds");
         let base = format!("http://{}", gateway.local_addr());

@@ -12,6 +12,7 @@ mod delivery_http;
 mod envelope;
 mod error_codes;
 mod history;
+mod http_edges;
 mod openapi;
 mod qr;
 mod receiver;

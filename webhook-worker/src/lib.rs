@@ -29,9 +29,22 @@ pub struct WorkerConfig {
     #[arg(long, env = "INTERNAL_TOKEN", hide_env_values = true)]
     pub internal_token: Option<String>,
 
+    #[command(flatten)]
+    pub settings: WorkerSettings,
+}
+
+/// What the standalone worker and the all-in-one both take.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WorkerSettings {
     /// Deliveries this worker POSTs at once.
     #[arg(long, env = "WORKER_CONCURRENCY", default_value_t = 64)]
     pub concurrency: usize,
+}
+
+impl Default for WorkerSettings {
+    fn default() -> Self {
+        WorkerSettings { concurrency: 64 }
+    }
 }
 
 impl WorkerConfig {
@@ -39,7 +52,7 @@ impl WorkerConfig {
         WorkerConfig {
             core_url: core_url.into(),
             internal_token: None,
-            concurrency: 64,
+            settings: WorkerSettings::default(),
         }
     }
 }
@@ -129,10 +142,10 @@ impl Worker {
             .connect()
             .await?;
         let mut client = WebhookJobServiceClient::new(channel);
-        let slots = Arc::new(Semaphore::new(self.config.concurrency.max(1)));
+        let slots = Arc::new(Semaphore::new(self.config.settings.concurrency.max(1)));
         let request = self.request(pb::JobsRequest {
             worker_id: self.id.clone(),
-            max_in_flight: self.config.concurrency as u32,
+            max_in_flight: self.config.settings.concurrency as u32,
         });
         let mut stream = client.jobs(request).await?.into_inner();
         // Reports go out through one task that batches them; it ends once every delivery of

@@ -4,7 +4,7 @@
 
 use clap::Parser;
 use core_service::{CoreApp, CoreConfig, Overrides, telemetry};
-use rest_gateway::{GatewayApp, GatewayConfig};
+use rest_gateway::{GatewayApp, GatewayConfig, HttpSettings};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
@@ -16,13 +16,12 @@ use tokio_util::sync::CancellationToken;
 struct Cli {
     #[command(flatten)]
     core: CoreConfig,
-    /// Address of the HTTP server.
-    #[arg(long, env = "HTTP_ADDR", default_value = "127.0.0.1:8080")]
-    http_addr: std::net::SocketAddr,
-    /// Take the client IP from the last `X-Forwarded-For` entry.
-    #[arg(long, env = "TRUST_PROXY", default_value = "false", action = clap::ArgAction::Set,
-        value_parser = clap::builder::BoolishValueParser::new())]
-    trust_proxy: bool,
+    /// The gateway's settings (the gateway calls the core in this process).
+    #[command(flatten)]
+    http: HttpSettings,
+    /// The worker's settings (the worker takes jobs from the core in this process).
+    #[command(flatten)]
+    worker: webhook_worker::WorkerSettings,
 }
 
 #[tokio::main]
@@ -43,14 +42,16 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let internal_token = cli.core.internal_token.clone();
     let core = CoreApp::build(cli.core, Overrides::default()).await?;
     let grpc = core.local_addr();
-    let mut gateway_config = GatewayConfig::for_core(format!("http://{grpc}"));
-    gateway_config.http_addr = cli.http_addr;
-    gateway_config.trust_proxy = cli.trust_proxy;
+    let gateway_config = GatewayConfig {
+        core_url: format!("http://{grpc}"),
+        http: cli.http,
+    };
     let gateway = GatewayApp::build(gateway_config).await?;
     let http = gateway.local_addr();
 
     let mut worker_config = webhook_worker::WorkerConfig::for_core(format!("http://{grpc}"));
     worker_config.internal_token = internal_token;
+    worker_config.settings = cli.worker;
 
     let cancel = CancellationToken::new();
     let core_task = tokio::spawn(core.run_until_stopped(cancel.clone()));
