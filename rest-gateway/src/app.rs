@@ -68,6 +68,13 @@ pub fn router(state: AppState, config: &GatewayConfig) -> Router {
     .layer(axum::Extension(BodyReadTimeout(
         config.http.body_read_timeout(),
     )))
+    .layer(axum::middleware::from_fn_with_state(
+        BodyPolicy {
+            max_bytes: config.http.max_body_bytes,
+            timeout: config.http.body_read_timeout(),
+        },
+        read_body_first,
+    ))
     .layer(axum::middleware::from_fn(refuse_oversized_headers))
     .layer(CatchPanicLayer::custom(panic_response))
     .layer(PropagateRequestIdLayer::new(request_id.clone()))
@@ -89,6 +96,79 @@ pub const MAX_HEADER_VALUE_BYTES: usize = 8 * 1024;
 pub const MAX_HEADER_BYTES: usize = 16 * 1024;
 /// The HTTP server's own cap on headers: above it the connection gets a bare 431.
 const SERVER_MAX_HEADERS: usize = 1000;
+
+#[derive(Debug, Clone, Copy)]
+struct BodyPolicy {
+    max_bytes: usize,
+    timeout: Duration,
+}
+
+/// Reads the whole request body (up to `MAX_BODY_BYTES`, within `BODY_READ_TIMEOUT_SECS`)
+/// before any route runs. A route that refuses early (401, 404...) would otherwise answer while
+/// the client is still sending, and the unread body would force the connection closed under
+/// the client's feet (a reset instead of the answer, or a failed next request on a reused
+/// connection). Refusals made here close the connection explicitly.
+async fn read_body_first(
+    axum::extract::State(policy): axum::extract::State<BodyPolicy>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let too_large = || {
+        closing(ApiError::new(
+            ErrorCode::PayloadTooLarge,
+            "request body: larger than this service accepts (MAX_BODY_BYTES)",
+        ))
+    };
+    let declared = request
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > policy.max_bytes as u64) {
+        return too_large();
+    }
+    let (parts, body) = request.into_parts();
+    let read = tokio::time::timeout(policy.timeout, axum::body::to_bytes(body, policy.max_bytes));
+    let bytes = match read.await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(err)) if is_length_limit(&err) => return too_large(),
+        Ok(Err(_)) => {
+            return closing(ApiError::new(
+                ErrorCode::MalformedJson,
+                "request body: could not be read",
+            ));
+        }
+        Err(_) => {
+            return closing(ApiError::new(
+                ErrorCode::RequestTimeout,
+                "request body: not received in time (BODY_READ_TIMEOUT_SECS)",
+            ));
+        }
+    };
+    let request = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
+    next.run(request).await
+}
+
+fn is_length_limit(err: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = source {
+        if e.to_string().contains("length limit exceeded") {
+            return true;
+        }
+        source = e.source();
+    }
+    false
+}
+
+/// A refusal after which the connection is closed (the request's body may be unread).
+fn closing(error: ApiError) -> Response {
+    let mut response = error.into_response();
+    response.headers_mut().insert(
+        axum::http::header::CONNECTION,
+        axum::http::HeaderValue::from_static("close"),
+    );
+    response
+}
 
 /// 431 `request_header_too_large` in the envelope for too many or too large headers.
 async fn refuse_oversized_headers(
@@ -115,7 +195,7 @@ async fn refuse_oversized_headers(
         None
     };
     match why {
-        Some(why) => ApiError::new(ErrorCode::RequestHeaderTooLarge, why).into_response(),
+        Some(why) => closing(ApiError::new(ErrorCode::RequestHeaderTooLarge, why)),
         None => next.run(request).await,
     }
 }

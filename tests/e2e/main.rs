@@ -1,6 +1,7 @@
 //! End-to-end tests: every test runs the real stack on SQLite and on PostgreSQL.
 
 mod fixtures;
+mod fuzz;
 mod harness;
 
 mod apps;
