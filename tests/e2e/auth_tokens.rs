@@ -63,6 +63,8 @@ e2e!(
         app.create_user(PHONE).await;
         let first = app.login(PHONE).await;
         let second = refresh(&app, &refresh_token(&first)).await.data().clone();
+        // Past the reuse grace (10 s), a spent token is a replay.
+        app.clock.advance(Duration::from_secs(11));
         refresh(&app, &refresh_token(&first))
             .await
             .assert_error(401, "invalid_refresh_token");
@@ -279,5 +281,35 @@ e2e!(
             .into_inner();
         assert_eq!(user.phone_number, PHONE);
         assert_eq!(user.status, "active");
+    }
+);
+
+e2e!(
+    a_token_presented_again_within_the_reuse_grace_gets_a_pair_in_the_same_family,
+    |app| async move {
+        app.create_user(PHONE).await;
+        let first = app.login(PHONE).await;
+        // Two tabs refresh with the same token at once: both stay signed in.
+        let spent = refresh_token(&first);
+        let (a, b) = tokio::join!(refresh(&app, &spent), refresh(&app, &spent));
+        a.assert_ok(200);
+        b.assert_ok(200);
+        assert_ne!(a.data()["refresh_token"], b.data()["refresh_token"]);
+        // 9 s after the rotation the spent token still gets a pair, and the family lives on.
+        app.clock.advance(Duration::from_secs(9));
+        let late = refresh(&app, &refresh_token(&first)).await;
+        late.assert_ok(200);
+        refresh(&app, &refresh_token(a.data())).await.assert_ok(200);
+        // Presented 11 s after its rotation, it is a replay: the family is revoked.
+        app.clock.advance(Duration::from_secs(2));
+        refresh(&app, &refresh_token(&first))
+            .await
+            .assert_error(401, "invalid_refresh_token");
+        refresh(&app, &refresh_token(b.data()))
+            .await
+            .assert_error(401, "invalid_refresh_token");
+        refresh(&app, &refresh_token(late.data()))
+            .await
+            .assert_error(401, "invalid_refresh_token");
     }
 );

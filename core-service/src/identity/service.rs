@@ -273,7 +273,15 @@ async fn presented_token(
 pub async fn refresh(core: &Core, refresh_token: &str) -> AppResult<TokenPair> {
     let (row, family) = presented_token(core, refresh_token).await?;
     let now = core.clock.now();
-    if row.used_at.is_some() {
+    // A token presented again within REFRESH_REUSE_GRACE of its own rotation is the same client
+    // refreshing twice at once (two tabs): it gets a fresh pair in the same family. Later, it
+    // is a replay, and the whole family is revoked.
+    let within_grace = |used_at: chrono::DateTime<chrono::Utc>| {
+        (now - used_at).to_std().unwrap_or_default() <= REFRESH_REUSE_GRACE
+    };
+    if let Some(used_at) = row.used_at
+        && !within_grace(used_at)
+    {
         tracing::warn!(family = %family.id, "refresh token replayed; family revoked");
         store::revoke_family(&core.db, family.id, now).await?;
         return Err(invalid_refresh());
@@ -285,13 +293,16 @@ pub async fn refresh(core: &Core, refresh_token: &str) -> AppResult<TokenPair> {
         .await?
         .ok_or_else(invalid_refresh)?;
     ensure_active(&user)?;
-    if !store::use_refresh_token(&core.db, row.id, now).await? {
-        // Another request spent it between our read and our write: a replay.
-        store::revoke_family(&core.db, family.id, now).await?;
-        return Err(invalid_refresh());
+    // Spending a token that a concurrent request spent a moment ago is the grace case too.
+    if row.used_at.is_none() {
+        let _first = store::use_refresh_token(&core.db, row.id, now).await?;
     }
     issue_tokens(core, user.id, Some(family.id)).await
 }
+
+/// How long a just-rotated refresh token still issues a pair in its family (DESIGN.md,
+/// "Refresh reuse grace").
+pub const REFRESH_REUSE_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Revokes the family of a refresh token (sign-out of that session).
 ///
