@@ -1,13 +1,25 @@
 //! Reading the caller's context from gRPC metadata.
 
+use subtle::ConstantTimeEq as _;
 use tonic::Request;
 
 use crate::identity::service::ClientInfo;
 
 /// The client IP the gateway forwarded (`x-client-ip`), else the peer address; and the
 /// forwarded User-Agent (`x-client-user-agent`), else the gRPC caller's own.
-pub fn client_info<T>(request: &Request<T>) -> ClientInfo {
+///
+/// The forwarded values are honoured only from a caller the core trusts: one presenting
+/// INTERNAL_TOKEN in `x-internal-token` (the gateway), or, with no token configured, one on
+/// loopback. From anyone else the peer address and the caller's own User-Agent are used, so a
+/// gRPC client cannot pick the IP its per-IP limits count against.
+pub fn client_info<T>(core: &crate::state::Core, request: &Request<T>) -> ClientInfo {
     let meta = request.metadata();
+    let trusted = match &core.internal_token {
+        Some(expected) => meta
+            .get("x-internal-token")
+            .is_some_and(|v| bool::from(v.as_bytes().ct_eq(expected.as_bytes()))),
+        None => request.remote_addr().is_some_and(|a| a.ip().is_loopback()),
+    };
     let text = |name: &str| {
         meta.get(name)
             .and_then(|v| v.to_str().ok())
@@ -15,13 +27,14 @@ pub fn client_info<T>(request: &Request<T>) -> ClientInfo {
             .filter(|v| !v.is_empty())
             .map(|v| v.chars().take(512).collect::<String>())
     };
-    let ip = text("x-client-ip")
+    let forwarded = |name: &str| if trusted { text(name) } else { None };
+    let ip = forwarded("x-client-ip")
         .and_then(|ip| ip.parse::<std::net::IpAddr>().ok())
         .or_else(|| request.remote_addr().map(|a| a.ip()))
         .map(|ip| ip.to_string());
     ClientInfo {
         ip,
-        user_agent: text("x-client-user-agent").or_else(|| text("user-agent")),
+        user_agent: forwarded("x-client-user-agent").or_else(|| text("user-agent")),
     }
 }
 

@@ -11,6 +11,11 @@ pub struct GatewayConfig {
     #[arg(long, env = "CORE_URL", default_value = "http://127.0.0.1:50051")]
     pub core_url: String,
 
+    /// The core's INTERNAL_TOKEN: with it the core trusts the client IP and User-Agent the
+    /// gateway forwards (without one configured, the core trusts only loopback callers).
+    #[arg(long, env = "INTERNAL_TOKEN", hide_env_values = true)]
+    pub internal_token: Option<String>,
+
     #[command(flatten)]
     pub http: HttpSettings,
 }
@@ -77,6 +82,7 @@ impl GatewayConfig {
     pub fn for_core(core_url: impl Into<String>) -> Self {
         GatewayConfig {
             core_url: core_url.into(),
+            internal_token: None,
             http: HttpSettings::default(),
         }
     }

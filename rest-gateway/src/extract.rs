@@ -171,6 +171,7 @@ pub struct CallContext {
     pub client_ip: Option<IpAddr>,
     pub user_agent: Option<String>,
     pub request_id: Option<AsciiMetadataValue>,
+    pub internal_token: Option<AsciiMetadataValue>,
 }
 
 impl CallContext {
@@ -193,6 +194,9 @@ impl CallContext {
         }
         if let Some(id) = &self.request_id {
             meta.insert("x-request-id", id.clone());
+        }
+        if let Some(token) = &self.internal_token {
+            meta.insert("x-internal-token", token.clone());
         }
         request
     }
@@ -252,6 +256,7 @@ impl FromRequestParts<AppState> for CallContext {
                 .and_then(|v| v.to_str().ok())
                 .map(|v| v.chars().take(512).collect()),
             request_id: header_ascii(headers, "x-request-id"),
+            internal_token: state.internal_token.clone(),
         })
     }
 }

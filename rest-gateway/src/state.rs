@@ -29,6 +29,8 @@ pub struct AppState {
     pub qr: QrServiceClient<Channel>,
     pub health: HealthClient<Channel>,
     pub trust_proxy: bool,
+    /// `x-internal-token` for the core: vouches for the forwarded client IP and User-Agent.
+    pub internal_token: Option<tonic::metadata::AsciiMetadataValue>,
 }
 
 impl AppState {
@@ -53,6 +55,15 @@ impl AppState {
             qr: QrServiceClient::new(channel.clone()),
             health: HealthClient::new(channel),
             trust_proxy: config.http.trust_proxy,
+            internal_token: config
+                .internal_token
+                .as_deref()
+                .filter(|t| !t.is_empty())
+                .map(|t| {
+                    tonic::metadata::AsciiMetadataValue::try_from(t)
+                        .map_err(|_| anyhow::anyhow!("INTERNAL_TOKEN: visible ASCII only"))
+                })
+                .transpose()?,
         })
     }
 }

@@ -275,6 +275,7 @@ impl TestApp {
         let core_task = tokio::spawn(core_app.run_until_stopped(core_cancel.clone()));
 
         let mut gateway_config = GatewayConfig::for_core(grpc_url.clone());
+        gateway_config.internal_token = options.internal_token.clone();
         if let Some(http) = &options.http {
             http(&mut gateway_config.http);
         }
@@ -347,7 +348,9 @@ impl TestApp {
         let grpc_url = format!("http://{}", core_app.local_addr());
         let cancel = CancellationToken::new();
         tokio::spawn(core_app.run_until_stopped(cancel.clone()));
-        let gateway = GatewayApp::build(GatewayConfig::for_core(grpc_url))
+        let mut gateway_config = GatewayConfig::for_core(grpc_url);
+        gateway_config.internal_token = self.config.internal_token.clone();
+        let gateway = GatewayApp::build(gateway_config)
             .await
             .expect("gateway builds");
         let base = format!("http://{}", gateway.local_addr());

@@ -326,3 +326,63 @@ e2e!(
             .assert_error(409, "qr_session_not_approved");
     }
 );
+
+/// Creates a QR session straight over gRPC with forwarded-client metadata, and returns the
+/// origin hint the core recorded.
+async fn origin_hint_via_grpc(app: &TestApp, internal_token: Option<&str>) -> String {
+    use proto::v1::qr_service_client::QrServiceClient;
+    let mut client = QrServiceClient::connect(app.grpc_url.clone())
+        .await
+        .unwrap();
+    let mut request = tonic::Request::new(proto::v1::CreateQrSessionRequest {});
+    request
+        .metadata_mut()
+        .insert("x-client-ip", "203.0.113.9".parse().unwrap());
+    if let Some(token) = internal_token {
+        request
+            .metadata_mut()
+            .insert("x-internal-token", token.parse().unwrap());
+    }
+    let id = client
+        .create_session(request)
+        .await
+        .unwrap()
+        .into_inner()
+        .id;
+    let shown = preview(app, &id).await;
+    shown.assert_ok(200);
+    shown.data()["origin_hint"].as_str().unwrap().to_string()
+}
+
+fn internal_token() -> Options {
+    Options {
+        internal_token: Some("gateway-secret".into()),
+        ..Default::default()
+    }
+}
+
+e2e!(
+    the_core_trusts_a_forwarded_client_ip_only_from_a_caller_with_the_internal_token,
+    internal_token(),
+    |app| async move {
+        // Another gRPC caller cannot choose the IP its per-IP limits count against.
+        assert_eq!(origin_hint_via_grpc(&app, None).await, "127.0.0.x");
+        assert_eq!(origin_hint_via_grpc(&app, Some("wrong")).await, "127.0.0.x");
+        // The gateway (which presents the token) is believed.
+        assert_eq!(
+            origin_hint_via_grpc(&app, Some("gateway-secret")).await,
+            "203.0.113.x"
+        );
+        let session = create(&app).await;
+        let shown = preview(&app, &id(&session)).await;
+        assert_eq!(shown.data()["origin_hint"], "127.0.0.x");
+    }
+);
+
+e2e!(
+    without_an_internal_token_the_core_trusts_forwarded_client_ips_from_loopback_only,
+    |app| async move {
+        // The test's gRPC client is on loopback: trusted, as a co-located gateway is.
+        assert_eq!(origin_hint_via_grpc(&app, None).await, "203.0.113.x");
+    }
+);

@@ -28,7 +28,7 @@ impl pb::identity_service_server::IdentityService for IdentityGrpc {
         &self,
         request: Request<pb::RequestOtpRequest>,
     ) -> Result<Response<pb::Empty>, Status> {
-        let client = client_info(&request);
+        let client = client_info(&self.core, &request);
         service::request_otp(&self.core, &client, &request.get_ref().phone_number).await?;
         Ok(Response::new(pb::Empty {}))
     }
@@ -37,7 +37,7 @@ impl pb::identity_service_server::IdentityService for IdentityGrpc {
         &self,
         request: Request<pb::VerifyOtpRequest>,
     ) -> Result<Response<pb::TokenPair>, Status> {
-        let client = client_info(&request);
+        let client = client_info(&self.core, &request);
         let body = request.get_ref();
         let tokens =
             service::verify_otp(&self.core, &client, &body.phone_number, &body.code).await?;

@@ -20,7 +20,7 @@ impl pb::qr_service_server::QrService for QrGrpc {
         &self,
         request: Request<pb::CreateQrSessionRequest>,
     ) -> Result<Response<pb::QrSession>, Status> {
-        let created = service::create(&self.core, &client_info(&request)).await?;
+        let created = service::create(&self.core, &client_info(&self.core, &request)).await?;
         Ok(Response::new(pb::QrSession {
             id: created.id.to_string(),
             qr_payload: format!("service://business-login/{}", created.id),
@@ -33,8 +33,12 @@ impl pb::qr_service_server::QrService for QrGrpc {
         &self,
         request: Request<pb::QrSessionRequest>,
     ) -> Result<Response<pb::QrPreview>, Status> {
-        let session =
-            service::preview(&self.core, &client_info(&request), &request.get_ref().id).await?;
+        let session = service::preview(
+            &self.core,
+            &client_info(&self.core, &request),
+            &request.get_ref().id,
+        )
+        .await?;
         Ok(Response::new(pb::QrPreview {
             client_name: session.client_name,
             expires_at: chrono::DateTime::from_timestamp_millis(session.expires_at_ms)
@@ -52,7 +56,7 @@ impl pb::qr_service_server::QrService for QrGrpc {
         let body = request.get_ref();
         let status = service::status(
             &self.core,
-            &client_info(&request),
+            &client_info(&self.core, &request),
             &body.id,
             body.secret.as_deref(),
         )
@@ -66,7 +70,7 @@ impl pb::qr_service_server::QrService for QrGrpc {
     ) -> Result<Response<pb::Empty>, Status> {
         service::approve(
             &self.core,
-            &client_info(&request),
+            &client_info(&self.core, &request),
             authorization(&request),
             &request.get_ref().id,
         )
@@ -81,7 +85,7 @@ impl pb::qr_service_server::QrService for QrGrpc {
         let body = request.get_ref();
         let token = service::exchange(
             &self.core,
-            &client_info(&request),
+            &client_info(&self.core, &request),
             &body.id,
             body.secret.as_deref(),
         )

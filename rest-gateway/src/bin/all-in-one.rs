@@ -44,6 +44,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let grpc = core.local_addr();
     let gateway_config = GatewayConfig {
         core_url: format!("http://{grpc}"),
+        internal_token: internal_token.clone(),
         http: cli.http,
     };
     let gateway = GatewayApp::build(gateway_config).await?;
