@@ -90,6 +90,12 @@ impl CoreApp {
                 "INTERNAL_TOKEN is not set: the admin service accepts loopback callers only"
             );
         }
+        let upgraded = crate::webhooks::secret::upgrade(&conn, &keys.webhook_key)
+            .await
+            .map_err(|e| anyhow::anyhow!("upgrading stored webhook secrets: {}", e.detail))?;
+        if upgraded > 0 {
+            tracing::info!(upgraded, "webhook secrets re-sealed in the current format");
+        }
         let clock = overrides.clock.unwrap_or_else(|| Arc::new(SystemClock));
         let core = Arc::new(Core::new(&config, conn, clock, keys, sms));
         let listener = TcpListener::bind(config.grpc_addr)
@@ -141,6 +147,10 @@ impl CoreApp {
         });
         let result = tonic::transport::Server::builder()
             .timeout(Duration::from_secs(30))
+            // A gateway cancels a call whenever its HTTP client hangs up; a burst of such
+            // cancellations is normal traffic here, not an attack to answer with GOAWAY (which
+            // would fail the other calls in flight on that connection).
+            .http2_max_pending_accept_reset_streams(Some(10_000))
             .layer(crate::grpc_util::DetachLayer)
             .add_service(health_service)
             .add_service(reflection)

@@ -1154,3 +1154,53 @@ e2e!(
         test(&a).await.assert_ok(200);
     }
 );
+
+e2e!(
+    secrets_stored_in_the_first_format_still_sign_and_are_resealed_bound_to_their_endpoint,
+    |app| async move {
+        use core_service::entities::webhooks;
+        use core_service::webhooks::secret;
+        use sea_orm::{ActiveModelTrait, EntityTrait, Set};
+        let rx = Receiver::start().await;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        let hook = register(&app, &biz, &rx.url(), &["message.sent"]).await;
+        let id: uuid::Uuid = hook["id"].as_str().unwrap().parse().unwrap();
+        let plain = hook["secret"].as_str().unwrap().to_string();
+        let key = app.core.keys.webhook_key;
+        let row = webhooks::Entity::find_by_id(id)
+            .one(&app.core.db)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(secret::is_current(&row.secret_ciphertext));
+        assert!(!row.secret_ciphertext.contains(&plain));
+
+        // A row written before the current format...
+        let mut old: webhooks::ActiveModel = row.into();
+        old.secret_ciphertext = Set(secret::seal_first_format(&key, &plain));
+        old.update(&app.core.db).await.unwrap();
+        // ...still signs deliveries,
+        send(&app, &biz).await;
+        let got = rx.wait_for(1).await;
+        verify(&plain, &got[0]);
+        // and a core starting on the database re-seals it in the current format.
+        let _second = app.second_stack(|_| {}).await;
+        let row = webhooks::Entity::find_by_id(id)
+            .one(&app.core.db)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(
+            secret::is_current(&row.secret_ciphertext),
+            "{}",
+            row.secret_ciphertext
+        );
+        assert_eq!(
+            secret::decrypt(&key, id, &row.secret_ciphertext).unwrap(),
+            plain
+        );
+        // Bound to its endpoint: the same ciphertext does not open as another endpoint's.
+        assert!(secret::decrypt(&key, uuid::Uuid::new_v4(), &row.secret_ciphertext).is_err());
+    }
+);

@@ -1,10 +1,18 @@
 //! Webhook secrets: generated here, shown once, stored encrypted (AES-256-GCM with a key
 //! derived from MASTER_KEY), and used as HMAC-SHA256 keys (the UTF-8 bytes of the secret).
+//!
+//! Stored form: `v2:<key id>:<base64(nonce || ciphertext || tag)>`. The key id is the first 8
+//! hex digits of SHA-256 of the key, so a row names the key that sealed it (key rotation can
+//! keep old keys by id). The associated data binds the ciphertext to its endpoint and key id:
+//! a row's ciphertext copied onto another endpoint does not open. Rows of the first format
+//! (`base64(...)`, no associated data) are still read, and [`upgrade`] rewrites them.
 
 use aws_lc_rs::aead::{AES_256_GCM, Aad, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
 use base64::Engine as _;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
+
+use uuid::Uuid;
 
 use crate::error::{AppError, AppResult};
 
@@ -24,8 +32,39 @@ fn key(raw: &[u8; 32]) -> LessSafeKey {
     LessSafeKey::new(UnboundKey::new(&AES_256_GCM, raw).expect("a 32-byte AES-256 key"))
 }
 
-/// `base64(nonce || ciphertext || tag)`.
-pub fn encrypt(raw_key: &[u8; 32], secret: &str) -> AppResult<String> {
+const PREFIX: &str = "v2:";
+
+/// The id a stored secret names its key by: the first 8 hex digits of SHA-256 of the key.
+pub fn key_id(raw_key: &[u8; 32]) -> String {
+    use sha2::Digest as _;
+    hex::encode(&Sha256::digest(raw_key)[..4])
+}
+
+fn associated_data(endpoint: Uuid, key_id: &str) -> Vec<u8> {
+    format!("bm.webhook-secret.v2:{endpoint}:{key_id}").into_bytes()
+}
+
+/// `v2:<key id>:base64(nonce || ciphertext || tag)`, bound to `endpoint`.
+pub fn encrypt(raw_key: &[u8; 32], endpoint: Uuid, secret: &str) -> AppResult<String> {
+    let kid = key_id(raw_key);
+    let mut nonce = [0u8; NONCE_LEN];
+    rand::fill(&mut nonce);
+    let mut sealed = secret.as_bytes().to_vec();
+    key(raw_key)
+        .seal_in_place_append_tag(
+            Nonce::assume_unique_for_key(nonce),
+            Aad::from(associated_data(endpoint, &kid)),
+            &mut sealed,
+        )
+        .map_err(|_| AppError::internal("encrypting a webhook secret"))?;
+    let mut out = nonce.to_vec();
+    out.extend_from_slice(&sealed);
+    Ok(format!("{PREFIX}{kid}:{}", B64.encode(out)))
+}
+
+/// A secret sealed in the first format (no associated data, no key id): what rows written
+/// before the current format hold. Kept to test that such rows are read and upgraded.
+pub fn seal_first_format(raw_key: &[u8; 32], secret: &str) -> String {
     let mut nonce = [0u8; NONCE_LEN];
     rand::fill(&mut nonce);
     let mut sealed = secret.as_bytes().to_vec();
@@ -35,16 +74,34 @@ pub fn encrypt(raw_key: &[u8; 32], secret: &str) -> AppResult<String> {
             Aad::empty(),
             &mut sealed,
         )
-        .map_err(|_| AppError::internal("encrypting a webhook secret"))?;
+        .expect("sealing");
     let mut out = nonce.to_vec();
     out.extend_from_slice(&sealed);
-    Ok(B64.encode(out))
+    B64.encode(out)
 }
 
-pub fn decrypt(raw_key: &[u8; 32], stored: &str) -> AppResult<String> {
+/// Whether a stored secret is in the current format.
+pub fn is_current(stored: &str) -> bool {
+    stored.starts_with(PREFIX)
+}
+
+/// The secret of `endpoint`, from either stored format.
+pub fn decrypt(raw_key: &[u8; 32], endpoint: Uuid, stored: &str) -> AppResult<String> {
     let fail =
         || AppError::internal("a webhook secret could not be decrypted (MASTER_KEY changed?)");
-    let bytes = B64.decode(stored).map_err(|_| fail())?;
+    let (aad, sealed) = match stored.strip_prefix(PREFIX) {
+        Some(rest) => {
+            let (kid, sealed) = rest.split_once(':').ok_or_else(fail)?;
+            if kid != key_id(raw_key) {
+                return Err(AppError::internal(format!(
+                    "a webhook secret was sealed with key {kid}, not the current MASTER_KEY"
+                )));
+            }
+            (associated_data(endpoint, kid), sealed)
+        }
+        None => (Vec::new(), stored),
+    };
+    let bytes = B64.decode(sealed).map_err(|_| fail())?;
     if bytes.len() < NONCE_LEN {
         return Err(fail());
     }
@@ -52,9 +109,36 @@ pub fn decrypt(raw_key: &[u8; 32], stored: &str) -> AppResult<String> {
     let nonce = Nonce::try_assume_unique_for_key(nonce).map_err(|_| fail())?;
     let mut sealed = sealed.to_vec();
     let plain = key(raw_key)
-        .open_in_place(nonce, Aad::empty(), &mut sealed)
+        .open_in_place(nonce, Aad::from(aad.as_slice()), &mut sealed)
         .map_err(|_| fail())?;
     String::from_utf8(plain.to_vec()).map_err(|_| fail())
+}
+
+/// Rewrites every secret stored in the first format into the current one (run by each core at
+/// start; a conditional update, so cores starting together do not undo each other). Returns how
+/// many rows were rewritten.
+pub async fn upgrade(db: &sea_orm::DatabaseConnection, raw_key: &[u8; 32]) -> AppResult<u64> {
+    use sea_orm::sea_query::Expr;
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+
+    use crate::entities::webhooks;
+    let legacy = webhooks::Entity::find()
+        .filter(webhooks::Column::SecretCiphertext.not_like(format!("{PREFIX}%")))
+        .all(db)
+        .await?;
+    let mut upgraded = 0;
+    for row in legacy {
+        let secret = decrypt(raw_key, row.id, &row.secret_ciphertext)?;
+        let sealed = encrypt(raw_key, row.id, &secret)?;
+        let result = webhooks::Entity::update_many()
+            .col_expr(webhooks::Column::SecretCiphertext, Expr::value(sealed))
+            .filter(webhooks::Column::Id.eq(row.id))
+            .filter(webhooks::Column::SecretCiphertext.eq(row.secret_ciphertext.clone()))
+            .exec(db)
+            .await?;
+        upgraded += result.rows_affected;
+    }
+    Ok(upgraded)
 }
 
 /// `t=<t>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>`.
@@ -72,16 +156,40 @@ mod tests {
 
     #[test]
     fn secrets_round_trip_through_encryption_and_a_wrong_key_fails() {
+        let endpoint = Uuid::new_v4();
         let secret = generate();
         assert!(secret.starts_with("whsec_"));
-        let stored = encrypt(&[7u8; 32], &secret).unwrap();
+        let stored = encrypt(&[7u8; 32], endpoint, &secret).unwrap();
         assert!(!stored.contains(&secret));
-        assert_eq!(decrypt(&[7u8; 32], &stored).unwrap(), secret);
-        assert!(decrypt(&[8u8; 32], &stored).is_err());
+        assert!(stored.starts_with(&format!("v2:{}:", key_id(&[7u8; 32]))));
+        assert_eq!(decrypt(&[7u8; 32], endpoint, &stored).unwrap(), secret);
+        assert!(decrypt(&[8u8; 32], endpoint, &stored).is_err());
         assert_ne!(
-            encrypt(&[7u8; 32], &secret).unwrap(),
+            encrypt(&[7u8; 32], endpoint, &secret).unwrap(),
             stored,
             "fresh nonce each time"
+        );
+    }
+
+    #[test]
+    fn a_sealed_secret_is_bound_to_its_endpoint_and_names_its_key() {
+        let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+        let stored = encrypt(&[7u8; 32], a, "whsec_x").unwrap();
+        // Copied onto another endpoint's row, it does not open.
+        assert!(decrypt(&[7u8; 32], b, &stored).is_err());
+        // A changed key id does not open either.
+        let forged = stored.replacen(&key_id(&[7u8; 32]), "00000000", 1);
+        assert!(decrypt(&[7u8; 32], a, &forged).is_err());
+    }
+
+    #[test]
+    fn the_first_format_is_still_read() {
+        let key_bytes = [7u8; 32];
+        let legacy = seal_first_format(&key_bytes, "whsec_old");
+        assert!(!is_current(&legacy));
+        assert_eq!(
+            decrypt(&key_bytes, Uuid::new_v4(), &legacy).unwrap(),
+            "whsec_old"
         );
     }
 

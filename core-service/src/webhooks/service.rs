@@ -155,13 +155,14 @@ pub async fn create(
     }
     let plain = secret::generate();
     let now = core.clock.now();
+    let id = Uuid::now_v7();
     let row = webhooks::ActiveModel {
-        id: Set(Uuid::now_v7()),
+        id: Set(id),
         business_id: Set(console.business.id),
         url: Set(url),
         events: Set(events.join(",")),
         active: Set(true),
-        secret_ciphertext: Set(secret::encrypt(&core.keys.webhook_key, &plain)?),
+        secret_ciphertext: Set(secret::encrypt(&core.keys.webhook_key, id, &plain)?),
         created_at: Set(now),
         updated_at: Set(now),
     };
