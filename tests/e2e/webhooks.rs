@@ -1178,7 +1178,7 @@ e2e!(
 
         // A row written before the current format...
         let mut old: webhooks::ActiveModel = row.into();
-        old.secret_ciphertext = Set(secret::seal_first_format(&key, &plain));
+        old.secret_ciphertext = Set(secret::seal_first_format(&key, &plain).unwrap());
         old.update(&app.core.db).await.unwrap();
         // ...still signs deliveries,
         send(&app, &biz).await;

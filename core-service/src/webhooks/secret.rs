@@ -44,40 +44,34 @@ fn associated_data(endpoint: Uuid, key_id: &str) -> Vec<u8> {
     format!("bm.webhook-secret.v2:{endpoint}:{key_id}").into_bytes()
 }
 
-/// `v2:<key id>:base64(nonce || ciphertext || tag)`, bound to `endpoint`.
-pub fn encrypt(raw_key: &[u8; 32], endpoint: Uuid, secret: &str) -> AppResult<String> {
-    let kid = key_id(raw_key);
+/// `base64(nonce || ciphertext || tag)` of `secret` sealed with `aad`.
+fn seal(raw_key: &[u8; 32], aad: &[u8], secret: &str) -> AppResult<String> {
     let mut nonce = [0u8; NONCE_LEN];
     rand::fill(&mut nonce);
     let mut sealed = secret.as_bytes().to_vec();
     key(raw_key)
         .seal_in_place_append_tag(
             Nonce::assume_unique_for_key(nonce),
-            Aad::from(associated_data(endpoint, &kid)),
+            Aad::from(aad),
             &mut sealed,
         )
         .map_err(|_| AppError::internal("encrypting a webhook secret"))?;
     let mut out = nonce.to_vec();
     out.extend_from_slice(&sealed);
-    Ok(format!("{PREFIX}{kid}:{}", B64.encode(out)))
+    Ok(B64.encode(out))
+}
+
+/// `v2:<key id>:base64(nonce || ciphertext || tag)`, bound to `endpoint`.
+pub fn encrypt(raw_key: &[u8; 32], endpoint: Uuid, secret: &str) -> AppResult<String> {
+    let kid = key_id(raw_key);
+    let sealed = seal(raw_key, &associated_data(endpoint, &kid), secret)?;
+    Ok(format!("{PREFIX}{kid}:{sealed}"))
 }
 
 /// A secret sealed in the first format (no associated data, no key id): what rows written
 /// before the current format hold. Kept to test that such rows are read and upgraded.
-pub fn seal_first_format(raw_key: &[u8; 32], secret: &str) -> String {
-    let mut nonce = [0u8; NONCE_LEN];
-    rand::fill(&mut nonce);
-    let mut sealed = secret.as_bytes().to_vec();
-    key(raw_key)
-        .seal_in_place_append_tag(
-            Nonce::assume_unique_for_key(nonce),
-            Aad::empty(),
-            &mut sealed,
-        )
-        .expect("sealing");
-    let mut out = nonce.to_vec();
-    out.extend_from_slice(&sealed);
-    B64.encode(out)
+pub fn seal_first_format(raw_key: &[u8; 32], secret: &str) -> AppResult<String> {
+    seal(raw_key, &[], secret)
 }
 
 /// Whether a stored secret is in the current format.
@@ -185,7 +179,7 @@ mod tests {
     #[test]
     fn the_first_format_is_still_read() {
         let key_bytes = [7u8; 32];
-        let legacy = seal_first_format(&key_bytes, "whsec_old");
+        let legacy = seal_first_format(&key_bytes, "whsec_old").unwrap();
         assert!(!is_current(&legacy));
         assert_eq!(
             decrypt(&key_bytes, Uuid::new_v4(), &legacy).unwrap(),
