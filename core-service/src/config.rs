@@ -90,6 +90,11 @@ pub struct WebhookConfig {
         default_value_t = 5
     )]
     pub webhook_tests_per_endpoint_per_minute: u32,
+
+    /// Most deliveries of one endpoint in flight at once, over all workers: a slow or failing
+    /// receiver holds at most this many worker slots, and every other endpoint keeps flowing.
+    #[arg(long, env = "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT", default_value_t = 32)]
+    pub webhook_max_in_flight_per_endpoint: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

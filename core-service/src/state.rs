@@ -52,6 +52,7 @@ pub struct WebhookSettings {
     pub allow_insecure: bool,
     pub endpoints_per_business: u32,
     pub tests_per_endpoint_per_minute: u32,
+    pub max_in_flight_per_endpoint: u32,
 }
 
 impl Core {
@@ -115,6 +116,10 @@ impl Core {
                 tests_per_endpoint_per_minute: config
                     .webhooks
                     .webhook_tests_per_endpoint_per_minute,
+                max_in_flight_per_endpoint: config
+                    .webhooks
+                    .webhook_max_in_flight_per_endpoint
+                    .max(1),
             },
         }
     }

@@ -178,6 +178,8 @@ pub struct Options {
     pub configure: Option<Configure>,
     /// Changes to the gateway's HTTP settings.
     pub http: Option<ConfigureHttp>,
+    /// The webhook worker's concurrency (default: the worker's own).
+    pub worker_concurrency: Option<usize>,
 }
 
 pub struct TestApp {
@@ -193,6 +195,7 @@ pub struct TestApp {
     gateway_cancel: CancellationToken,
     worker_cancel: Mutex<Vec<CancellationToken>>,
     resolver: Option<Arc<dyn reqwest::dns::Resolve>>,
+    worker_concurrency: Option<usize>,
     _db: TestDb,
 }
 
@@ -304,6 +307,7 @@ impl TestApp {
             gateway_cancel,
             worker_cancel: Mutex::new(Vec::new()),
             resolver: options.resolver.clone(),
+            worker_concurrency: options.worker_concurrency,
             _db: db,
         })
         .inspect(|app| {
@@ -315,6 +319,9 @@ impl TestApp {
     pub fn start_worker(&self) -> CancellationToken {
         let mut config = webhook_worker::WorkerConfig::for_core(self.grpc_url.clone());
         config.internal_token = self.config.internal_token.clone();
+        if let Some(n) = self.worker_concurrency {
+            config.settings.concurrency = n;
+        }
         let mut worker = webhook_worker::Worker::new(config);
         if let Some(resolver) = &self.resolver {
             worker = worker.with_resolver(resolver.clone());

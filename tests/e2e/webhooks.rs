@@ -1204,3 +1204,68 @@ e2e!(
         assert!(secret::decrypt(&key, uuid::Uuid::new_v4(), &row.secret_ciphertext).is_err());
     }
 );
+
+fn slow_and_fast() -> Options {
+    Options {
+        configure: Some(Arc::new(|c| {
+            c.webhooks.webhook_timeout_secs = 1.0;
+            c.webhooks.webhook_max_in_flight_per_endpoint = 2;
+        })),
+        worker_concurrency: Some(4),
+        ..Default::default()
+    }
+}
+
+e2e!(
+    a_slow_receiver_with_a_backlog_does_not_hold_up_another_businesss_deliveries,
+    slow_and_fast(),
+    |app| async move {
+        let slow_rx = Receiver::start().await;
+        slow_rx.hang(true);
+        let fast_rx = Receiver::start().await;
+        let slow = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &slow, FAN, false).await;
+        register(&app, &slow, &slow_rx.url(), &["message.sent"]).await;
+        let fast = live_business(&app, "+14155550900", ALL_SCOPES).await;
+        follower(&app, &fast, "+14155550901", false).await;
+        register(&app, &fast, &fast_rx.url(), &["message.sent"]).await;
+
+        // Forty deliveries queue for the receiver that never answers (each attempt waits for the
+        // 1 s timeout), then five for the one that answers at once. The worker has 4 slots.
+        for _ in 0..40 {
+            send(&app, &slow).await;
+        }
+        for _ in 0..5 {
+            send_v1(
+                &app,
+                &fast,
+                json!({ "to": "+14155550901", "category": "utility", "body": "hi" }),
+                None,
+            )
+            .await
+            .assert_ok(200);
+        }
+        fast_rx.wait_for(5).await;
+        // Without a cap the slow endpoint would hold every slot and the fast one would wait for
+        // its whole backlog (40 attempts, 10 s); with it, the fast deliveries went through while
+        // the slow endpoint had used only a few attempts.
+        let slow_attempts = slow_rx.received().len();
+        assert!(
+            slow_attempts < 20,
+            "{slow_attempts} slow attempts before 5 fast deliveries"
+        );
+        let log = app
+            .get(
+                "/business/webhook-deliveries?limit=200",
+                Some(&slow.owner_token),
+            )
+            .await;
+        let open = log.data()["deliveries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["status"] == "pending")
+            .count();
+        assert!(open > 15, "the slow backlog is still large: {open} pending");
+    }
+);

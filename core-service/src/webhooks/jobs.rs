@@ -32,8 +32,15 @@ pub async fn lease(core: &Core, limit: u64) -> AppResult<Vec<pb::Job>> {
     let lease_until =
         now.timestamp_millis() + (core.webhooks.timeout + LEASE_MARGIN).as_millis() as i64;
     let token = Uuid::new_v4().to_string();
-    let leased =
-        store::lease_due(&core.db, now.timestamp_millis(), lease_until, &token, limit).await?;
+    let leased = store::lease_due(
+        &core.db,
+        now.timestamp_millis(),
+        lease_until,
+        &token,
+        limit,
+        core.webhooks.max_in_flight_per_endpoint,
+    )
+    .await?;
     if leased.is_empty() {
         return Ok(Vec::new());
     }

@@ -146,24 +146,41 @@ pub struct Leased {
 /// LOCKED` on PostgreSQL, so concurrent streams never wait on each other). A leased delivery's
 /// next attempt moves to its lease's end, so in-flight rows are not scanned again and a lapsed
 /// lease makes the delivery due again.
+///
+/// Fair between endpoints: no endpoint gets more than `per_endpoint` deliveries in flight (over
+/// every stream and core), so endpoints already at the cap are skipped and the oldest due
+/// deliveries of the others are taken instead. A slow receiver with a large backlog holds at
+/// most `per_endpoint` worker slots; everyone else's deliveries wait at most one lease round.
 pub async fn lease_due(
     db: &impl ConnectionTrait,
     now_ms: i64,
     lease_until_ms: i64,
     token: &str,
     limit: u64,
+    per_endpoint: u32,
 ) -> AppResult<Vec<Leased>> {
     let lock = match db.get_database_backend() {
         sea_orm::DbBackend::Postgres => " FOR UPDATE OF d SKIP LOCKED",
         _ => "",
     };
+    // In flight: leased (lease in the future) and not yet reported. Such rows have
+    // next_attempt_at_ms = lease_until_ms > now, so the queue index finds them.
+    let busy = "SELECT l.webhook_id, COUNT(*) AS busy FROM webhook_deliveries l \
+         WHERE l.queued = 1 AND l.next_attempt_at_ms > $3 AND l.lease_until_ms > $3 \
+         GROUP BY l.webhook_id";
     let sql = format!(
         "UPDATE webhook_deliveries SET lease_until_ms = $1, next_attempt_at_ms = $1, \
          lease_token = $2 \
-         WHERE id IN (SELECT d.id FROM webhook_deliveries d \
-         WHERE d.queued = 1 AND d.next_attempt_at_ms <= $3 \
-         AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active = $4) \
-         ORDER BY d.next_attempt_at_ms LIMIT $5{lock}) \
+         WHERE id IN (SELECT r.id FROM (\
+           SELECT c.id, c.next_attempt_at_ms, COALESCE(b.busy, 0) AS busy, \
+             ROW_NUMBER() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at_ms, c.id) AS rn \
+           FROM (SELECT d.id, d.webhook_id, d.next_attempt_at_ms FROM webhook_deliveries d \
+             WHERE d.queued = 1 AND d.next_attempt_at_ms <= $3 \
+             AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active = $4) \
+             AND d.webhook_id NOT IN (SELECT s.webhook_id FROM ({busy}) s WHERE s.busy >= $6) \
+             ORDER BY d.next_attempt_at_ms LIMIT $7{lock}) c \
+           LEFT JOIN ({busy}) b ON b.webhook_id = c.webhook_id\
+         ) r WHERE r.rn + r.busy <= $6 ORDER BY r.next_attempt_at_ms LIMIT $5) \
          RETURNING id, webhook_id, event_type, data, created_at"
     );
     let values: Vec<sea_orm::Value> = vec![
@@ -172,6 +189,9 @@ pub async fn lease_due(
         now_ms.into(),
         true.into(),
         (limit as i64).into(),
+        i64::from(Ord::max(per_endpoint, 1)).into(),
+        // Candidates: enough that a few endpoints at their cap do not hide the others.
+        (limit as i64 * 4).into(),
     ];
     let statement =
         sea_orm::Statement::from_sql_and_values(db.get_database_backend(), &sql, values);
