@@ -91,9 +91,10 @@ pub struct WebhookConfig {
     )]
     pub webhook_tests_per_endpoint_per_minute: u32,
 
-    /// Most deliveries of one endpoint in flight at once, over all workers: a slow or failing
-    /// receiver holds at most this many worker slots, and every other endpoint keeps flowing.
-    #[arg(long, env = "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT", default_value_t = 32)]
+    /// Most deliveries of one endpoint in flight at once, over all workers (0: no cap): a slow or
+    /// failing receiver holds at most this many worker slots, and every other endpoint keeps
+    /// flowing; it also bounds one endpoint's throughput to about this many per round trip.
+    #[arg(long, env = "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT", default_value_t = 0)]
     pub webhook_max_in_flight_per_endpoint: u32,
 }
 

@@ -116,10 +116,7 @@ impl Core {
                 tests_per_endpoint_per_minute: config
                     .webhooks
                     .webhook_tests_per_endpoint_per_minute,
-                max_in_flight_per_endpoint: config
-                    .webhooks
-                    .webhook_max_in_flight_per_endpoint
-                    .max(1),
+                max_in_flight_per_endpoint: config.webhooks.webhook_max_in_flight_per_endpoint,
             },
         }
     }

@@ -147,10 +147,12 @@ pub struct Leased {
 /// next attempt moves to its lease's end, so in-flight rows are not scanned again and a lapsed
 /// lease makes the delivery due again.
 ///
-/// Fair between endpoints: no endpoint gets more than `per_endpoint` deliveries in flight (over
-/// every stream and core), so endpoints already at the cap are skipped and the oldest due
-/// deliveries of the others are taken instead. A slow receiver with a large backlog holds at
-/// most `per_endpoint` worker slots; everyone else's deliveries wait at most one lease round.
+/// With `per_endpoint` > 0, fair between endpoints: no endpoint gets more than `per_endpoint`
+/// deliveries in flight (over every stream and core), so endpoints already at the cap are
+/// skipped and the oldest due deliveries of the others are taken instead. A slow receiver with
+/// a large backlog holds at most `per_endpoint` worker slots; everyone else's deliveries wait at
+/// most one lease round. The cap also bounds one endpoint's throughput (about `per_endpoint`
+/// per delivery round trip), so 0 (no cap, the plain queue order) is the default.
 pub async fn lease_due(
     db: &impl ConnectionTrait,
     now_ms: i64,
@@ -168,8 +170,19 @@ pub async fn lease_due(
     let busy = "SELECT l.webhook_id, COUNT(*) AS busy FROM webhook_deliveries l \
          WHERE l.queued = 1 AND l.next_attempt_at_ms > $3 AND l.lease_until_ms > $3 \
          GROUP BY l.webhook_id";
-    let sql = format!(
-        "UPDATE webhook_deliveries SET lease_until_ms = $1, next_attempt_at_ms = $1, \
+    let sql = if per_endpoint == 0 {
+        format!(
+            "UPDATE webhook_deliveries SET lease_until_ms = $1, next_attempt_at_ms = $1, \
+             lease_token = $2 \
+             WHERE id IN (SELECT d.id FROM webhook_deliveries d \
+             WHERE d.queued = 1 AND d.next_attempt_at_ms <= $3 \
+             AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active = $4) \
+             ORDER BY d.next_attempt_at_ms LIMIT $5{lock}) \
+             RETURNING id, webhook_id, event_type, data, created_at"
+        )
+    } else {
+        format!(
+            "UPDATE webhook_deliveries SET lease_until_ms = $1, next_attempt_at_ms = $1, \
          lease_token = $2 \
          WHERE id IN (SELECT r.id FROM (\
            SELECT c.id, c.next_attempt_at_ms, COALESCE(b.busy, 0) AS busy, \
@@ -182,17 +195,20 @@ pub async fn lease_due(
            LEFT JOIN ({busy}) b ON b.webhook_id = c.webhook_id\
          ) r WHERE r.rn + r.busy <= $6 ORDER BY r.next_attempt_at_ms LIMIT $5) \
          RETURNING id, webhook_id, event_type, data, created_at"
-    );
-    let values: Vec<sea_orm::Value> = vec![
+        )
+    };
+    let mut values: Vec<sea_orm::Value> = vec![
         lease_until_ms.into(),
         token.into(),
         now_ms.into(),
         true.into(),
         (limit as i64).into(),
-        i64::from(Ord::max(per_endpoint, 1)).into(),
-        // Candidates: enough that a few endpoints at their cap do not hide the others.
-        (limit as i64 * 4).into(),
     ];
+    if per_endpoint > 0 {
+        values.push(i64::from(per_endpoint).into());
+        // Candidates: enough that a few endpoints at their cap do not hide the others.
+        values.push((limit as i64 * 4).into());
+    }
     let statement =
         sea_orm::Statement::from_sql_and_values(db.get_database_backend(), &sql, values);
     db.query_all_raw(statement)
