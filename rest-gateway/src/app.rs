@@ -65,9 +65,6 @@ pub fn router(state: AppState, config: &GatewayConfig) -> Router {
     .method_not_allowed_fallback(method_not_allowed)
     .with_state(state)
     .layer(DefaultBodyLimit::max(config.http.max_body_bytes))
-    .layer(axum::Extension(BodyReadTimeout(
-        config.http.body_read_timeout(),
-    )))
     .layer(axum::middleware::from_fn_with_state(
         BodyPolicy {
             max_bytes: config.http.max_body_bytes,
@@ -82,10 +79,6 @@ pub fn router(state: AppState, config: &GatewayConfig) -> Router {
     .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
     .layer(axum::middleware::map_request(drop_unusable_request_id))
 }
-
-/// How long a handler waits for the request body (an extension read by [`crate::extract`]).
-#[derive(Debug, Clone, Copy)]
-pub struct BodyReadTimeout(pub Duration);
 
 /// At most this many request headers (the HTTP server itself accepts up to
 /// [`SERVER_MAX_HEADERS`], so that the refusal is the envelope).

@@ -23,19 +23,9 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let limit = req
-            .extensions()
-            .get::<crate::app::BodyReadTimeout>()
-            .map_or(std::time::Duration::from_secs(30), |t| t.0);
-        let read = tokio::time::timeout(limit, Bytes::from_request(req, state))
-            .await
-            .map_err(|_| {
-                ApiError::new(
-                    ErrorCode::RequestTimeout,
-                    "request body: not received in time (BODY_READ_TIMEOUT_SECS)",
-                )
-            })?;
-        let bytes = read.map_err(|rejection| {
+        // The body was read (within BODY_READ_TIMEOUT_SECS and MAX_BODY_BYTES) before routing:
+        // see `app::read_body_first`.
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::new(
                     ErrorCode::PayloadTooLarge,
