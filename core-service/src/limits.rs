@@ -50,6 +50,9 @@ fn wait(stored: i64, now: i64, rate: Rate) -> Option<Duration> {
     (now < allow_at).then(|| Duration::from_micros((allow_at - now) as u64))
 }
 
+/// A clock reading older than this when a limit refuses is read again and the limit retried.
+const STALE_AFTER_US: i64 = 20_000;
+
 /// A unit taken on one key: the key and the arrival time it moved to.
 #[derive(Debug, Clone)]
 pub struct Taken {
@@ -80,19 +83,30 @@ impl Limiter {
         limits: &[(String, Rate)],
         code: proto::ErrorCode,
     ) -> AppResult<Vec<Taken>> {
-        let now = self.clock.now().timestamp_micros();
-        let txn = self.db.begin().await?;
-        let mut refused: Option<Duration> = None;
-        for (key, rate) in limits {
-            if let Attempt::Refused(w) = take(&txn, key, *rate, now).await? {
-                refused = Some(refused.map_or(w, |cur| cur.max(w)));
+        let mut retried = false;
+        loop {
+            // The clock is read once the transaction holds a connection (a wait for the pool
+            // must not make "now" stale), and read again before a refusal stands: a request
+            // is never refused against arrivals recorded after its clock was read.
+            let txn = self.db.begin().await?;
+            let now = self.clock.now().timestamp_micros();
+            let mut refused: Option<Duration> = None;
+            for (key, rate) in limits {
+                if let Attempt::Refused(w) = take(&txn, key, *rate, now).await? {
+                    refused = Some(refused.map_or(w, |cur| cur.max(w)));
+                }
             }
+            if let Some(wait) = refused {
+                txn.rollback().await?;
+                if !retried && self.went_stale(now) {
+                    retried = true;
+                    continue;
+                }
+                return Err(AppError::retry_after(code, wait, "request limit reached"));
+            }
+            txn.commit().await?;
+            break;
         }
-        if let Some(wait) = refused {
-            txn.rollback().await?;
-            return Err(AppError::retry_after(code, wait, "request limit reached"));
-        }
-        txn.commit().await?;
         Ok(limits
             .iter()
             .map(|(key, rate)| Taken {
@@ -100,6 +114,12 @@ impl Limiter {
                 interval_us: rate.interval_us(),
             })
             .collect())
+    }
+
+    /// Whether the clock moved on noticeably since `now_us` was read (a slow database call in
+    /// between): a refusal computed at `now_us` is then checked again at the current time.
+    fn went_stale(&self, now_us: i64) -> bool {
+        self.clock.now().timestamp_micros() - now_us > STALE_AFTER_US
     }
 
     /// Gives back units taken by [`Limiter::acquire`], for a request that failed for a reason
@@ -333,16 +353,27 @@ impl Budget {
     pub async fn take(&self, key: &str, rate: Rate, code: proto::ErrorCode) -> AppResult<()> {
         let bucket = self.bucket(key);
         let mut local = bucket.lock().await;
-        let now = self.limiter.clock.now().timestamp_micros();
+        let mut now = self.limiter.clock.now().timestamp_micros();
         if local.units > 0 && now < local.valid_until_us {
             local.units -= 1;
             return Ok(());
         }
         let chunk = Ord::max(rate.count / 10, 1);
-        let mut taken = take_units(&self.limiter.db, key, rate, chunk, now).await?;
-        if taken.is_err() && chunk > 1 {
-            taken = take_units(&self.limiter.db, key, rate, 1, now).await?;
-        }
+        let mut retried = false;
+        let taken = loop {
+            let mut taken = take_units(&self.limiter.db, key, rate, chunk, now).await?;
+            if taken.is_err() && chunk > 1 {
+                taken = take_units(&self.limiter.db, key, rate, 1, now).await?;
+            }
+            // A refusal computed with a clock read before slow database calls is checked
+            // again at the current time (see `Limiter::acquire`).
+            if taken.is_err() && !retried && self.limiter.went_stale(now) {
+                retried = true;
+                now = self.limiter.clock.now().timestamp_micros();
+                continue;
+            }
+            break taken;
+        };
         match taken {
             Ok(units) => {
                 local.units = units - 1;
@@ -400,5 +431,79 @@ mod tests {
     fn high_rates_keep_sub_millisecond_precision() {
         let rate = Rate::per(2_000, Duration::from_secs(1));
         assert_eq!(rate.interval_us(), 500);
+    }
+
+    /// A clock whose first reading is `stale` and every later one `fresh`: a request that read
+    /// the time, then waited on a slow database.
+    struct StaleFirst {
+        readings: std::sync::Mutex<u32>,
+        stale: chrono::DateTime<chrono::Utc>,
+        fresh: chrono::DateTime<chrono::Utc>,
+    }
+
+    impl crate::clock::Clock for StaleFirst {
+        fn now(&self) -> chrono::DateTime<chrono::Utc> {
+            let mut n = self.readings.lock().unwrap();
+            *n += 1;
+            if *n == 1 { self.stale } else { self.fresh }
+        }
+    }
+
+    async fn database() -> DatabaseConnection {
+        let db = crate::db::connect("sqlite::memory:", 1).await.unwrap();
+        crate::db::migrate(&db, "sqlite::memory:").await.unwrap();
+        db
+    }
+
+    fn stale_first(fresh: chrono::DateTime<chrono::Utc>) -> SharedClock {
+        Arc::new(StaleFirst {
+            readings: std::sync::Mutex::new(0),
+            stale: fresh - chrono::TimeDelta::seconds(17),
+            fresh,
+        })
+    }
+
+    #[tokio::test]
+    async fn a_limiter_never_refuses_because_its_clock_was_read_before_a_slow_database_call() {
+        let db = database().await;
+        let fresh = chrono::Utc::now();
+        let rate = Rate::per(2_000, Duration::from_secs(1));
+        // Another request, whose clock was read after the outage, took a unit just now.
+        let current = Limiter::new(db.clone(), Arc::new(crate::clock::ManualClock::new(fresh)));
+        current
+            .acquire(&[("k".into(), rate)], proto::ErrorCode::RateLimited)
+            .await
+            .unwrap();
+        let budget = Budget::new(Limiter::new(
+            db.clone(),
+            Arc::new(crate::clock::ManualClock::new(fresh)),
+        ));
+        budget
+            .take("b", rate, proto::ErrorCode::BusinessSendRateLimited)
+            .await
+            .unwrap();
+
+        // This one read "now" 17 s before that, then waited: it is not refused for it.
+        let late = Limiter::new(db.clone(), stale_first(fresh));
+        late.acquire(&[("k".into(), rate)], proto::ErrorCode::RateLimited)
+            .await
+            .expect("not refused against a later arrival");
+        let late = Budget::new(Limiter::new(db.clone(), stale_first(fresh)));
+        late.take("b", rate, proto::ErrorCode::BusinessSendRateLimited)
+            .await
+            .expect("not refused against a later chunk");
+
+        // A limit that is really spent still refuses.
+        let cooldown = Rate::per(1, Duration::from_secs(60));
+        current
+            .acquire(&[("c".into(), cooldown)], proto::ErrorCode::RateLimited)
+            .await
+            .unwrap();
+        let again = Limiter::new(db.clone(), stale_first(fresh));
+        let refused = again
+            .acquire(&[("c".into(), cooldown)], proto::ErrorCode::RateLimited)
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code, proto::ErrorCode::RateLimited);
     }
 }
