@@ -121,7 +121,7 @@ impl Task {
                     let _ = reply.send(Ok(w));
                 }
             }
-            Err(err) if sends.len() > 1 => {
+            Err(err) if sends.len() > 1 && err.code != proto::ErrorCode::ServiceUnavailable => {
                 // The shared transaction failed: none of it is stored. Try each send on its
                 // own so one bad send (or a deadlock victim) does not fail the others.
                 tracing::warn!(error = %err, sends = sends.len(), "batch write failed; writing one by one");
@@ -131,6 +131,8 @@ impl Task {
                 }
             }
             Err(err) => {
+                // The database is away (or this was one send): each waiting request gets the
+                // answer now, not after one more wait for the pool per send.
                 for reply in replies {
                     let _ = reply.send(Err(err.clone()));
                 }
