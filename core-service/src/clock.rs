@@ -3,6 +3,7 @@
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
+use futures::future::BoxFuture;
 
 /// The source of "now" for every time-dependent rule (expiry, cooldowns, limits).
 pub trait Clock: Send + Sync + 'static {
@@ -12,6 +13,12 @@ pub trait Clock: Send + Sync + 'static {
     /// The current time in Unix milliseconds, for columns compared in SQL.
     fn now_ms(&self) -> i64 {
         self.now().timestamp_millis()
+    }
+
+    /// Waits `for_` of this clock's time. The wall clock sleeps; a test clock moves itself
+    /// forward and returns at once, so a rule that waits can be checked without waiting.
+    fn sleep(&self, for_: std::time::Duration) -> BoxFuture<'static, ()> {
+        Box::pin(tokio::time::sleep(for_))
     }
 }
 
@@ -56,6 +63,11 @@ impl ManualClock {
 impl Clock for ManualClock {
     fn now(&self) -> DateTime<Utc> {
         *self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn sleep(&self, for_: std::time::Duration) -> BoxFuture<'static, ()> {
+        self.advance(for_);
+        Box::pin(std::future::ready(()))
     }
 }
 

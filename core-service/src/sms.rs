@@ -65,10 +65,80 @@ impl SmsSender for HttpSms {
     }
 }
 
+/// What this core has seen of its SMS provider lately: how long a send takes (a moving
+/// average over the attempts) and whether the last attempts failed. An OTP request for an
+/// unknown number reads it to look like one for a known number: it waits as long as a send
+/// currently takes, and answers 503 while the provider is failing (DESIGN.md, "OTP requests
+/// look alike").
+#[derive(Debug, Default)]
+pub struct SmsGauge(std::sync::Mutex<GaugeState>);
+
+#[derive(Debug, Default)]
+struct GaugeState {
+    /// The moving estimate of one attempt, store and send; `None` before the first.
+    estimate: Option<Duration>,
+    /// When the last attempt failed, if it did (a success clears it).
+    failed_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+impl SmsGauge {
+    /// The weight of the newest attempt in the moving estimate.
+    const WEIGHT: f64 = 0.2;
+    /// How long a failure keeps the provider "failing" when no attempt has been made since:
+    /// a known number's next request then tries the provider again.
+    pub const FAILURE_MEMORY: Duration = Duration::from_secs(30);
+
+    /// Records one attempt and how long it took.
+    pub fn record(&self, took: Duration, ok: bool, now: chrono::DateTime<chrono::Utc>) {
+        let mut state = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        state.estimate = Some(match state.estimate {
+            None => took,
+            Some(old) => old.mul_f64(1.0 - Self::WEIGHT) + took.mul_f64(Self::WEIGHT),
+        });
+        state.failed_at = if ok { None } else { Some(now) };
+    }
+
+    /// How long a send currently takes (zero before the first).
+    pub fn estimate(&self) -> Duration {
+        let state = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        state.estimate.unwrap_or_default()
+    }
+
+    /// Whether the provider's last attempt failed, less than [`Self::FAILURE_MEMORY`] ago.
+    pub fn failing(&self, now: chrono::DateTime<chrono::Utc>) -> bool {
+        let state = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        state
+            .failed_at
+            .is_some_and(|at| (now - at).to_std().unwrap_or_default() < Self::FAILURE_MEMORY)
+    }
+}
+
 /// A provider's request error without its URL: `SMS_HTTP_URL` may carry an API key in its
 /// query, and these errors reach the log.
 pub fn redacted(err: reqwest::Error) -> String {
     err.without_url().to_string()
+}
+
+#[cfg(test)]
+mod gauge_tests {
+    use super::*;
+
+    #[test]
+    fn the_estimate_follows_the_attempts_and_a_success_clears_a_failure() {
+        let gauge = SmsGauge::default();
+        let t0 = chrono::Utc::now();
+        assert_eq!(gauge.estimate(), Duration::ZERO);
+        assert!(!gauge.failing(t0));
+        gauge.record(Duration::from_millis(250), true, t0);
+        assert_eq!(gauge.estimate(), Duration::from_millis(250));
+        gauge.record(Duration::from_millis(500), false, t0);
+        assert_eq!(gauge.estimate(), Duration::from_millis(300));
+        assert!(gauge.failing(t0));
+        assert!(gauge.failing(t0 + chrono::TimeDelta::seconds(29)));
+        assert!(!gauge.failing(t0 + chrono::TimeDelta::seconds(30)));
+        gauge.record(Duration::from_millis(300), true, t0);
+        assert!(!gauge.failing(t0));
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::limits::{Budget, Limiter};
 use crate::messaging::reader::ContextReader;
 use crate::messaging::writer::SendWriter;
 use crate::secrets::Keys;
-use crate::sms::SmsSender;
+use crate::sms::{SmsGauge, SmsSender};
 
 /// Token settings taken from the configuration.
 #[derive(Debug, Clone)]
@@ -27,6 +27,8 @@ pub struct Core {
     pub clock: SharedClock,
     pub keys: Keys,
     pub sms: Arc<dyn SmsSender>,
+    /// The SMS provider's recent speed and health, shared by this core's OTP requests.
+    pub sms_gauge: SmsGauge,
     pub limiter: Limiter,
     /// The per-business send limit, spent in memory from chunks (a capacity limit).
     pub send_budget: Budget,
@@ -96,6 +98,7 @@ impl Core {
             clock,
             keys,
             sms,
+            sms_gauge: SmsGauge::default(),
             tokens: TokenSettings {
                 issuer: config.jwt_issuer.clone(),
                 audience: config.jwt_audience.clone(),

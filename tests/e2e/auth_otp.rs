@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use core_service::clock::Clock;
 use serde_json::json;
 
 use crate::e2e;
@@ -141,6 +142,78 @@ e2e!(
         app.sms.fail(false);
         let code = app.request_code(PHONE).await;
         verify(&app, PHONE, &code).await.assert_ok(200);
+    }
+);
+
+e2e!(
+    otp_request_for_an_unknown_number_waits_as_long_as_a_send_currently_takes,
+    |app| async move {
+        app.create_user(PHONE).await;
+        app.sms.take(&app.clock, Duration::from_millis(250));
+        let elapsed =
+            |before: chrono::DateTime<chrono::Utc>| (app.clock.now() - before).num_milliseconds();
+        let before = app.clock.now();
+        request(&app, PHONE).await.assert_ok(200);
+        let known = elapsed(before);
+        assert_eq!(known, 250, "the provider takes 250 ms of the test clock");
+        let before = app.clock.now();
+        let unknown = request(&app, "+14155550199").await;
+        unknown.assert_ok(200);
+        assert_eq!(
+            elapsed(before),
+            250,
+            "an unknown number waits as long as a send"
+        );
+        // The estimate moves with the provider: slower sends, longer waits.
+        app.sms.take(&app.clock, Duration::from_millis(1250));
+        app.clock.advance(Duration::from_secs(60));
+        request(&app, PHONE).await.assert_ok(200);
+        let before = app.clock.now();
+        request(&app, "+14155550198").await.assert_ok(200);
+        let moved = elapsed(before);
+        assert!(
+            (250..1250).contains(&moved) && moved > 400,
+            "a moving estimate between the old and the new speed: {moved} ms"
+        );
+        // Same status and body (but the timestamp) for both.
+        app.clock.advance(Duration::from_secs(60));
+        let without_time = |mut body: serde_json::Value| {
+            body.as_object_mut().unwrap().remove("timestamp");
+            body
+        };
+        let a = request(&app, PHONE).await;
+        let b = request(&app, "+14155550197").await;
+        assert_eq!(a.status, b.status);
+        assert_eq!(without_time(a.body), without_time(b.body));
+    }
+);
+
+e2e!(
+    otp_request_for_an_unknown_number_answers_503_while_the_provider_fails,
+    |app| async move {
+        app.create_user(PHONE).await;
+        app.sms.fail(true);
+        request(&app, PHONE)
+            .await
+            .assert_error(503, "sms_delivery_unavailable");
+        let unknown = "+14155550199";
+        request(&app, unknown)
+            .await
+            .assert_error(503, "sms_delivery_unavailable");
+        // Neither 503 started a cooldown: once the provider is back, both are answered at once.
+        app.sms.fail(false);
+        request(&app, PHONE).await.assert_ok(200);
+        request(&app, unknown).await.assert_ok(200);
+        // A failure is remembered for a while only: with no attempt since, an unknown number
+        // is answered as a known one would be once its next send is tried.
+        app.clock.advance(Duration::from_secs(60));
+        app.sms.fail(true);
+        request(&app, PHONE)
+            .await
+            .assert_error(503, "sms_delivery_unavailable");
+        app.clock
+            .advance(core_service::sms::SmsGauge::FAILURE_MEMORY);
+        request(&app, "+14155550198").await.assert_ok(200);
     }
 );
 

@@ -29,14 +29,21 @@ pub enum Backend {
     Postgres,
 }
 
-/// Texts the core "sent", and a switch that makes the provider fail.
+/// Texts the core "sent", a switch that makes the provider fail, and how long (on the test
+/// clock) each send takes.
 #[derive(Default)]
 pub struct Outbox {
     sent: Mutex<Vec<(String, String)>>,
     failing: AtomicBool,
+    latency: Mutex<Option<(ManualClock, Duration)>>,
 }
 
 impl Outbox {
+    /// Makes every send take `latency` of `clock`'s time (the clock moves forward by it).
+    pub fn take(&self, clock: &ManualClock, latency: Duration) {
+        *self.latency.lock().unwrap() = Some((clock.clone(), latency));
+    }
+
     pub fn fail(&self, on: bool) {
         self.failing.store(on, Ordering::SeqCst);
     }
@@ -69,6 +76,9 @@ impl Outbox {
 impl SmsSender for Outbox {
     fn send<'a>(&'a self, to: &'a str, text: &'a str) -> BoxFuture<'a, Result<(), SmsError>> {
         Box::pin(async move {
+            if let Some((clock, latency)) = self.latency.lock().unwrap().clone() {
+                clock.advance(latency);
+            }
             if self.failing.load(Ordering::SeqCst) {
                 return Err(SmsError("provider down".into()));
             }

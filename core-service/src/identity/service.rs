@@ -51,7 +51,8 @@ fn otp_hash(core: &Core, user_id: Uuid, code: &str) -> String {
 }
 
 /// Sends a business-login code to `phone` when an account has that number. Answers the same
-/// for unknown numbers (no account enumeration), and applies the per-IP cap, the per-phone
+/// for unknown numbers (no account enumeration), in about the same time and with the same 503
+/// while the provider fails (see [`crate::sms::SmsGauge`]), and applies the per-IP cap, the per-phone
 /// cooldown and the hourly cap to every number. When the SMS provider fails, no code stays
 /// live and no limit is spent.
 ///
@@ -76,21 +77,41 @@ pub async fn request_otp(core: &Core, client: &ClientInfo, phone: &str) -> AppRe
         ));
     }
     let taken = core.limiter.acquire(&keys, ErrorCode::RateLimited).await?;
+    let unavailable = || {
+        AppError::new(
+            ErrorCode::SmsDeliveryUnavailable,
+            "the code could not be sent; try again later",
+        )
+    };
 
-    let Some(user) = store::user_by_phone(&core.db, phone.as_str()).await? else {
+    let user = match store::user_by_phone(&core.db, phone.as_str()).await {
+        Ok(user) => user,
+        Err(err) => {
+            core.limiter.release(&taken).await;
+            return Err(err);
+        }
+    };
+    let Some(user) = user else {
+        // An unknown number takes as long as a send currently takes and fails as sends
+        // currently fail, so that neither the answer nor its timing tells the two apart.
+        core.clock.sleep(core.sms_gauge.estimate()).await;
+        if core.sms_gauge.failing(core.clock.now()) {
+            core.limiter.release(&taken).await;
+            return Err(unavailable());
+        }
         tracing::info!("otp requested for an unknown phone number; nothing sent");
         return Ok(());
     };
+    let started = core.clock.now();
     let code = format!("{:06}", rand::random_range(0..1_000_000u32));
-    let now = core.clock.now();
-    let expires = now.timestamp_millis() + OTP_TTL.as_millis() as i64;
+    let expires = started.timestamp_millis() + OTP_TTL.as_millis() as i64;
     let stored = store::replace_otp(
         &core.db,
         user.id,
         BUSINESS_LOGIN,
         otp_hash(core, user.id, &code),
         expires,
-        now,
+        started,
     )
     .await;
     let code_id = match stored {
@@ -101,14 +122,15 @@ pub async fn request_otp(core: &Core, client: &ClientInfo, phone: &str) -> AppRe
         }
     };
     let text = format!("Your business login code is {code}. It expires in 5 minutes.");
-    if let Err(err) = core.sms.send(phone.as_str(), &text).await {
+    let sent = core.sms.send(phone.as_str(), &text).await;
+    let finished = core.clock.now();
+    let took = (finished - started).to_std().unwrap_or_default();
+    core.sms_gauge.record(took, sent.is_ok(), finished);
+    if let Err(err) = sent {
         tracing::warn!(error = %err, "sms provider failed; code withdrawn");
         let _ = store::delete_otp(&core.db, code_id).await;
         core.limiter.release(&taken).await;
-        return Err(AppError::new(
-            ErrorCode::SmsDeliveryUnavailable,
-            "the code could not be sent; try again later",
-        ));
+        return Err(unavailable());
     }
     Ok(())
 }
