@@ -1,0 +1,432 @@
+#!/usr/bin/env python3
+"""Fault tests: the split binaries (core-service, rest-gateway) under a steady load of app sends
+with unique Idempotency-Keys, while
+
+  1. the core process is killed (SIGKILL) and restarted, on the shared PostgreSQL;
+  2. a private PostgreSQL instance (initdb into a temporary folder, pg_ctl on a free port) is
+     stopped, once in "fast" mode (connections terminated by the administrator) and once in
+     "immediate" mode (a crash), and started again.
+
+Each client retries a failed send with the same key until it is accepted. The run passes when:
+no answer is a 500 (or anything but the envelope); every failure is 503 `service_unavailable`
+(or 409 `idempotency_in_progress` while a first attempt is still being written); every answer
+comes within CORE_TIMEOUT_SECS (plus slack); a retry after recovery is answered within 5 s of the
+service being back; every acknowledged send is stored exactly once, a key never names two
+messages, and every message ends with exactly one outcome event.
+
+    python3 .ci/faults.py [--target-dir target/debug]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+CORE_TIMEOUT_SECS = 5
+ANSWER_SLACK_SECS = 3
+RECOVERY_SECS = 5
+JWT_SECRET = "faults-jwt-secret-that-is-at-least-32-bytes-long"
+MASTER_KEY = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+INTERNAL_TOKEN = "faults-internal-token"
+
+
+def log(*args):
+    print("[faults]", *args, flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Proc:
+    """One binary, restartable, its output appended to a log file."""
+
+    def __init__(self, name, argv, env, logdir):
+        self.name, self.argv, self.env = name, argv, env
+        self.logpath = os.path.join(logdir, f"{name}.log")
+        self.p = None
+
+    def start(self):
+        out = open(self.logpath, "ab")
+        self.p = subprocess.Popen(self.argv, env=self.env, stdout=out, stderr=out)
+        out.close()
+
+    def kill(self):
+        if self.p and self.p.poll() is None:
+            self.p.send_signal(signal.SIGKILL)
+            self.p.wait()
+
+    def stop(self):
+        if self.p and self.p.poll() is None:
+            self.p.terminate()
+            try:
+                self.p.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def tail(self, lines=30):
+        try:
+            with open(self.logpath, errors="replace") as f:
+                return "".join(f.readlines()[-lines:])
+        except OSError:
+            return ""
+
+
+def http(method, url, body=None, headers=None, timeout=30):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def wait_until(what, check, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return time.monotonic()
+        except OSError:
+            pass
+        time.sleep(0.05)
+    raise SystemExit(f"timed out waiting for {what}")
+
+
+def psql(url, sql):
+    out = subprocess.run(
+        ["psql", url, "-At", "-F", "\t", "-v", "ON_ERROR_STOP=1", "-c", sql],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    return [line.split("\t") for line in out.splitlines() if line]
+
+
+class Stack:
+    """core-service and rest-gateway as separate processes on one database."""
+
+    def __init__(self, bindir, database_url, logdir):
+        self.database_url = database_url
+        grpc, http_port = free_port(), free_port()
+        self.core_url = f"http://127.0.0.1:{grpc}"
+        self.api = f"http://127.0.0.1:{http_port}"
+        env = dict(os.environ)
+        for k in ("RUST_LOG", "LOG_FORMAT"):
+            env.pop(k, None)
+        env.update(INTERNAL_TOKEN=INTERNAL_TOKEN, CORE_URL=self.core_url, NO_COLOR="1")
+        self.env = env
+        core_env = dict(env, DATABASE_URL=database_url, GRPC_ADDR=f"127.0.0.1:{grpc}",
+                        JWT_SECRET=JWT_SECRET, MASTER_KEY=MASTER_KEY,
+                        DATABASE_MAX_CONNECTIONS="10")
+        gw_env = dict(env, HTTP_ADDR=f"127.0.0.1:{http_port}",
+                      CORE_TIMEOUT_SECS=str(CORE_TIMEOUT_SECS))
+        self.bindir = bindir
+        self.core = Proc("core", [os.path.join(bindir, "core-service")], core_env, logdir)
+        self.gateway = Proc("gateway", [os.path.join(bindir, "rest-gateway")], gw_env, logdir)
+
+    def ready(self):
+        return http("GET", self.api + "/readyz", timeout=2)[0] == 200
+
+    def start(self):
+        self.core.start()
+        self.gateway.start()
+        wait_until("the stack to be ready", self.ready)
+
+    def demo(self):
+        out = subprocess.run(
+            [os.path.join(self.bindir, "core-service"), "admin", "--core-url", self.core_url,
+             "demo", "--yes"],
+            env=self.env, check=True, capture_output=True, text=True,
+        ).stdout
+        return json.loads(out)
+
+    def stop(self):
+        self.gateway.stop()
+        self.core.stop()
+
+
+class Load:
+    """`clients` threads, each sending with a new key and retrying it until accepted."""
+
+    def __init__(self, stack, demo, clients=6):
+        self.url = f"{stack.api}/v1/{demo['business_account_id']}/messages"
+        self.token = demo["app_token"]
+        self.followers = [f["phone_number"] for f in demo["followers"]]
+        self.clients = clients
+        self.stopping = threading.Event()
+        self.lock = threading.Lock()
+        self.keys = {}  # key -> {"id", "attempts": [(t0, t1, status, code)], "done"}
+        self.problems = []
+        self.threads = []
+
+    def start(self):
+        for i in range(self.clients):
+            t = threading.Thread(target=self.client, args=(i,), daemon=True)
+            t.start()
+            self.threads.append(t)
+
+    def problem(self, text):
+        with self.lock:
+            if len(self.problems) < 50:
+                self.problems.append(text)
+
+    def client(self, n):
+        i = 0
+        while not self.stopping.is_set():
+            i += 1
+            key = f"fault-{n}-{i}-{uuid.uuid4().hex[:8]}"
+            entry = {"id": None, "attempts": [], "done": None}
+            with self.lock:
+                self.keys[key] = entry
+            body = {"to": self.followers[i % len(self.followers)], "category": "utility",
+                    "body": f"fault test {key}"}
+            headers = {"Authorization": f"Bearer {self.token}", "Idempotency-Key": key}
+            give_up = None
+            while True:
+                t0 = time.monotonic()
+                try:
+                    status, raw = http("POST", self.url, body, headers, timeout=60)
+                except OSError as e:
+                    # The gateway itself is not killed here: a dropped connection is a bug.
+                    status, raw = -1, str(e).encode()
+                t1 = time.monotonic()
+                try:
+                    reply = json.loads(raw)
+                except ValueError:
+                    reply = None
+                code = reply.get("message") if isinstance(reply, dict) else None
+                entry["attempts"].append((t0, t1, status, code))
+                if t1 - t0 > CORE_TIMEOUT_SECS + ANSWER_SLACK_SECS:
+                    self.problem(f"{key}: answered after {t1 - t0:.1f} s ({status} {code})")
+                if status == 202 or status == 200:
+                    mid = reply["data"]["id"]
+                    if entry["id"] not in (None, mid):
+                        self.problem(f"{key}: answered {entry['id']} then {mid}")
+                    entry["id"], entry["done"] = mid, t1
+                    break
+                if not isinstance(reply, dict) or reply.get("success") is not False:
+                    self.problem(f"{key}: {status} without the envelope: {raw[:200]!r}")
+                ok_failure = (status == 503 and code == "service_unavailable") or (
+                    status == 409 and code == "idempotency_in_progress")
+                if not ok_failure:
+                    self.problem(f"{key}: {status} {code} {reply and reply.get('detail')}")
+                    break
+                if self.stopping.is_set():
+                    give_up = give_up or time.monotonic() + 60
+                    if time.monotonic() > give_up:
+                        self.problem(f"{key}: never accepted")
+                        break
+                time.sleep(0.1)
+
+    def stop(self):
+        self.stopping.set()
+        for t in self.threads:
+            t.join(120)
+
+
+def check(load, stack, recoveries, name):
+    """The assertions shared by both scenarios; returns a list of failures."""
+    failures = list(load.problems)
+    keys = load.keys
+    accepted = {k: e for k, e in keys.items() if e["id"]}
+    statuses = {}
+    for e in keys.values():
+        for (_, _, status, code) in e["attempts"]:
+            statuses[(status, code)] = statuses.get((status, code), 0) + 1
+    retried = [e for e in accepted.values() if len(e["attempts"]) > 1]
+    log(f"{name}: {len(keys)} keys, {len(accepted)} accepted, {len(retried)} needed retries;"
+        f" answers: " + ", ".join(f"{s} {c or ''}: {n}" for (s, c), n in sorted(
+            statuses.items(), key=lambda x: str(x))))
+    if not retried:
+        failures.append("no send failed: the fault did not hit the load")
+    if any(s == 500 for (s, _) in statuses):
+        failures.append("a 500 was answered")
+
+    # Retries after a recovery are answered within RECOVERY_SECS of it.
+    slowest = 0.0
+    for key, e in accepted.items():
+        if len(e["attempts"]) < 2:
+            continue
+        last_failure = e["attempts"][-2][1]
+        back = [r for r in recoveries if r <= e["done"]]
+        if not back or back[-1] < e["attempts"][0][0]:
+            continue  # it recovered before the service was seen back (or between outages)
+        late = e["done"] - max(back[-1], last_failure - 0.2)
+        slowest = max(slowest, e["done"] - back[-1])
+        if e["done"] - back[-1] > RECOVERY_SECS:
+            failures.append(f"{key}: accepted {e['done'] - back[-1]:.1f} s after recovery")
+    log(f"{name}: slowest retry answered {slowest:.1f} s after the service was back")
+
+    # Every acknowledged send is stored once, and ends with one outcome.
+    ids = {e["id"] for e in accepted.values()}
+    if len(ids) != len(accepted):
+        failures.append("two keys were answered with the same message")
+
+    def settled():
+        rows = psql(stack.database_url,
+                    "SELECT count(*) FROM messages WHERE status = 'accepted'")
+        return rows[0][0] == "0"
+
+    try:
+        wait_until("every message to have its outcome", settled, timeout=90)
+    except SystemExit as e:
+        failures.append(str(e))
+    stored = {r[0]: r[1] for r in psql(stack.database_url, "SELECT id, status FROM messages")}
+    missing = ids - set(stored)
+    extra = set(stored) - ids
+    if missing:
+        failures.append(f"{len(missing)} acknowledged sends are not stored, e.g. {sorted(missing)[:3]}")
+    if extra:
+        failures.append(f"{len(extra)} messages stored that no key was answered with")
+    outcomes = {}
+    for (data,) in psql(stack.database_url,
+                        "SELECT data FROM events WHERE event_type IN ('message.sent', 'message.failed')"):
+        mid = json.loads(data).get("message_send_id")
+        outcomes[mid] = outcomes.get(mid, 0) + 1
+    twice = [m for m, n in outcomes.items() if n > 1]
+    none = [m for m in ids if m not in outcomes]
+    if twice:
+        failures.append(f"{len(twice)} messages have more than one outcome event")
+    if none:
+        failures.append(f"{len(none)} acknowledged messages have no outcome event")
+    by_status = {}
+    for s in stored.values():
+        by_status[s] = by_status.get(s, 0) + 1
+    log(f"{name}: stored {len(stored)} messages {by_status}; outcome events for {len(outcomes)}")
+    return failures
+
+
+def create_database(admin_url):
+    name = "bm_faults_" + uuid.uuid4().hex[:12]
+    psql(admin_url, f'CREATE DATABASE "{name}"')
+    base = admin_url.rsplit("/", 1)[0]
+    return name, f"{base}/{name}"
+
+
+def core_kill(bindir, admin_url, logdir):
+    name, url = create_database(admin_url)
+    stack = Stack(bindir, url, logdir)
+    try:
+        stack.start()
+        demo = stack.demo()
+        load = Load(stack, demo)
+        load.start()
+        recoveries = []
+        time.sleep(2)
+        for _ in range(3):
+            stack.core.kill()
+            log("core killed")
+            time.sleep(1.5)
+            stack.core.start()
+            recoveries.append(wait_until("the core to be back", stack.ready))
+            log("core back")
+            time.sleep(3)
+        load.stop()
+        return check(load, stack, recoveries, "core killed 3 times")
+    finally:
+        stack.stop()
+        psql(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def as_postgres(argv):
+    if os.geteuid() == 0:
+        return ["runuser", "-u", "postgres", "--"] + argv
+    return argv
+
+
+def private_postgres(bindir, logdir):
+    pg_bin = subprocess.run(["pg_config", "--bindir"], check=True, capture_output=True,
+                            text=True).stdout.strip()
+    work = tempfile.mkdtemp(prefix="bm-faults-pg-")
+    os.chmod(work, 0o777)
+    data = os.path.join(work, "data")
+    port = free_port()
+    pg_log = os.path.join(logdir, "postgres.log")
+    open(pg_log, "a").close()
+    os.chmod(pg_log, 0o666)
+    pg_ctl = as_postgres([os.path.join(pg_bin, "pg_ctl"), "-D", data, "-l", pg_log, "-w"])
+    subprocess.run(as_postgres([os.path.join(pg_bin, "initdb"), "-D", data, "-U", "postgres",
+                                "--auth=trust", "-E", "UTF8"]),
+                   check=True, capture_output=True)
+    opts = f"-p {port} -k {work} -c listen_addresses=127.0.0.1 -c max_connections=50"
+    start = pg_ctl + ["-o", opts, "start"]
+    subprocess.run(start, check=True, capture_output=True)
+    url = f"postgres://postgres@127.0.0.1:{port}/postgres"
+    stack = Stack(bindir, url, logdir)
+    try:
+        stack.start()
+        demo = stack.demo()
+        load = Load(stack, demo)
+        load.start()
+        recoveries = []
+        time.sleep(2)
+        for mode in ("fast", "immediate"):
+            subprocess.run(pg_ctl + ["-m", mode, "stop"], check=True, capture_output=True)
+            log(f"PostgreSQL stopped ({mode})")
+            time.sleep(5)
+            subprocess.run(start, check=True, capture_output=True)
+
+            def sends():
+                # Ready once a send goes through (the gateway's /readyz checks the core only).
+                status, _ = http("GET", stack.api + "/readyz", timeout=2)
+                rows = psql(url, "SELECT 1")
+                return status == 200 and rows == [["1"]]
+
+            recoveries.append(wait_until("PostgreSQL to be back", sends))
+            log("PostgreSQL back")
+            time.sleep(4)
+        load.stop()
+        return check(load, stack, recoveries, "PostgreSQL stopped twice")
+    finally:
+        stack.stop()
+        subprocess.run(pg_ctl + ["-m", "immediate", "stop"], capture_output=True)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--target-dir", default="target/debug")
+    parser.add_argument("--admin-url", default=os.environ.get(
+        "TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres"))
+    args = parser.parse_args()
+    bindir = os.path.abspath(args.target_dir)
+    logdir = tempfile.mkdtemp(prefix="bm-faults-logs-")
+    os.chmod(logdir, 0o777)
+    log(f"logs in {logdir}")
+    failures = []
+    for name, run in (("core killed", lambda: core_kill(bindir, args.admin_url, logdir)),
+                      ("PostgreSQL stopped", lambda: private_postgres(bindir, logdir))):
+        started = time.monotonic()
+        got = run()
+        log(f"{name}: {'ok' if not got else 'FAILED'} in {time.monotonic() - started:.0f} s")
+        failures += [f"{name}: {f}" for f in got]
+    if failures:
+        for f in failures:
+            print("FAIL", f, flush=True)
+        for name in ("core", "gateway"):
+            path = os.path.join(logdir, f"{name}.log")
+            if os.path.exists(path):
+                with open(path, errors="replace") as f:
+                    tail = f.readlines()[-15:]
+                print(f"--- last lines of {name}.log\n" + "".join(tail))
+        sys.exit(1)
+    shutil.rmtree(logdir, ignore_errors=True)
+    log("all fault tests passed")
+
+
+if __name__ == "__main__":
+    main()
