@@ -91,10 +91,11 @@ pub struct WebhookConfig {
     )]
     pub webhook_tests_per_endpoint_per_minute: u32,
 
-    /// Most deliveries of one endpoint in flight at once, over all workers (0: no cap): a slow or
-    /// failing receiver holds at most this many worker slots, and every other endpoint keeps
-    /// flowing; it also bounds one endpoint's throughput to about this many per round trip.
-    #[arg(long, env = "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT", default_value_t = 0)]
+    /// Most deliveries of a slow endpoint in flight at once, over all workers (0: no cap). An
+    /// endpoint is slow for a minute after an attempt took a second or more, timed out or could
+    /// not connect: it then holds at most this many worker slots while every other endpoint
+    /// keeps flowing. Endpoints that answer quickly are never capped.
+    #[arg(long, env = "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT", default_value_t = 8)]
     pub webhook_max_in_flight_per_endpoint: u32,
 }
 

@@ -320,6 +320,8 @@ pub mod webhooks {
         pub secret_ciphertext: String,
         pub created_at: DateTimeUtc,
         pub updated_at: DateTimeUtc,
+        /// Until when (Unix ms) the endpoint counts as slow; 0 = not slow.
+        pub slow_until_ms: i64,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -44,6 +44,10 @@ pub struct Core {
     /// Wakes this core's job streams when deliveries are committed.
     pub webhook_wakeup: tokio::sync::Notify,
     pub webhooks: WebhookSettings,
+    /// Whether some endpoint is slow (the job stream's fair lease).
+    pub slow_endpoints: crate::webhooks::jobs::SlowEndpoints,
+    /// Which job stream leased each open lease token (the streams' flow control).
+    pub job_credits: crate::webhooks::credits::JobCredits,
 }
 
 /// Webhook delivery settings taken from the configuration.
@@ -109,6 +113,8 @@ impl Core {
             internal_token: config.internal_token.clone().filter(|t| !t.is_empty()),
             dispatch_wakeup: tokio::sync::Notify::new(),
             webhook_wakeup: tokio::sync::Notify::new(),
+            slow_endpoints: Default::default(),
+            job_credits: Default::default(),
             webhooks: WebhookSettings {
                 retry_unit: Duration::from_secs_f64(
                     config.webhooks.webhook_retry_unit_secs.max(0.001),

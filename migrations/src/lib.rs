@@ -12,6 +12,7 @@ mod m20261122_000003_webhooks;
 mod m20261122_000004_qr;
 mod m20261123_000005_pipeline;
 mod m20261123_000006_attempts;
+mod m20261123_000007_slow_endpoints;
 
 pub struct Migrator;
 
@@ -25,6 +26,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000004_qr::Migration),
             Box::new(m20261123_000005_pipeline::Migration),
             Box::new(m20261123_000006_attempts::Migration),
+            Box::new(m20261123_000007_slow_endpoints::Migration),
         ]
     }
 }

@@ -1225,10 +1225,10 @@ e2e!(
         let fast_rx = Receiver::start().await;
         let slow = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &slow, FAN, false).await;
-        register(&app, &slow, &slow_rx.url(), &["message.sent"]).await;
+        let slow_endpoint = register(&app, &slow, &slow_rx.url(), &["message.sent"]).await;
         let fast = live_business(&app, "+14155550900", ALL_SCOPES).await;
         follower(&app, &fast, "+14155550901", false).await;
-        register(&app, &fast, &fast_rx.url(), &["message.sent"]).await;
+        let fast_endpoint = register(&app, &fast, &fast_rx.url(), &["message.sent"]).await;
 
         // Forty deliveries queue for the receiver that never answers (each attempt waits for the
         // 1 s timeout), then five for the one that answers at once. The worker has 4 slots.
@@ -1246,7 +1246,7 @@ e2e!(
             .assert_ok(200);
         }
         fast_rx.wait_for(5).await;
-        // Without a cap the slow endpoint would hold every slot and the fast one would wait for
+        // Without the cap the slow endpoint would hold every slot and the fast one would wait for
         // its whole backlog (40 attempts, 10 s); with it, the fast deliveries went through while
         // the slow endpoint had used only a few attempts.
         let slow_attempts = slow_rx.received().len();
@@ -1267,5 +1267,22 @@ e2e!(
             .filter(|d| d["status"] == "pending")
             .count();
         assert!(open > 15, "the slow backlog is still large: {open} pending");
+        // Only the endpoint whose attempts time out is marked slow (and so capped): one that
+        // answers at once keeps the plain queue order and its full throughput.
+        let slow_until = |endpoint: &Value| {
+            let id: uuid::Uuid = endpoint["id"].as_str().unwrap().parse().unwrap();
+            let core = app.core.clone();
+            async move {
+                use sea_orm::EntityTrait;
+                core_service::entities::webhooks::Entity::find_by_id(id)
+                    .one(&core.db)
+                    .await
+                    .unwrap()
+                    .unwrap()
+                    .slow_until_ms
+            }
+        };
+        assert!(slow_until(&slow_endpoint).await > core_service::clock::Clock::now_ms(&app.clock));
+        assert_eq!(slow_until(&fast_endpoint).await, 0);
     }
 );

@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
+use super::credits::Credits;
 use super::jobs;
 use super::service::{self, Endpoint, EndpointPatch};
 use crate::admin::service::authorize_internal;
@@ -189,6 +190,10 @@ pub struct JobGrpc {
 /// The most unreported jobs one stream holds for its worker.
 const MAX_IN_FLIGHT: u32 = 256;
 
+/// Unreported jobs a stream may hold per slot of its worker: the slot's job and one more
+/// waiting, so the next job is there when a slot frees.
+const PREFETCH: usize = 2;
+
 /// How long a busy stream waits for more room before leasing for a few slots.
 const LINGER: Duration = Duration::from_millis(2);
 
@@ -207,31 +212,44 @@ impl pb::webhook_job_service_server::WebhookJobService for JobGrpc {
     ) -> Result<Response<Self::JobsStream>, Status> {
         authorize_internal(&self.core, authorization(&request), request.remote_addr())?;
         let worker = request.get_ref().worker_id.clone();
-        // The stream holds at most what the worker says it can have in flight (bounded), so
-        // leases are not spent waiting in a queue; it leases as many as there is room for.
+        // The stream holds at most PREFETCH times what the worker says it can have in flight,
+        // counted from lease to report (see `credits`): the worker never waits for a lease
+        // round, and no more than that waits leased on its way.
         let room = match request.get_ref().max_in_flight {
             0 => 16,
             n => n.clamp(1, MAX_IN_FLIGHT),
-        } as usize;
+        } as usize
+            * PREFETCH;
         let core = self.core.clone();
         let shutdown = self.shutdown.clone();
         let (tx, rx) = mpsc::channel::<Result<pb::Job, Status>>(room);
         tokio::spawn(async move {
             tracing::info!(worker = %worker, "worker connected to the job stream");
+            let credits = Credits::new(room);
             loop {
                 let notified = core.webhook_wakeup.notified();
                 tokio::pin!(notified);
                 notified.as_mut().enable();
-                // Wait for room for at least one job.
-                let Ok(permit) = tx.reserve().await else {
+                // Wait until the worker has reported enough to take at least one more job.
+                let mut free = credits.free();
+                while free == 0 {
+                    tokio::select! {
+                        () = credits.freed.notified() => {}
+                        () = tokio::time::sleep(POLL) => {}
+                        () = tx.closed() => break,
+                        () = shutdown.cancelled() => break,
+                    }
+                    free = credits.free();
+                }
+                if free == 0 {
                     break;
-                };
-                if tx.capacity() + 1 < room / 2 {
+                }
+                if free < room / 2 {
                     // The worker is busy and has just freed a slot: give it a moment to free
                     // more, so one lease serves several jobs.
                     tokio::time::sleep(LINGER).await;
+                    free = credits.free();
                 }
-                let free = tx.capacity() + 1;
                 let leased = match jobs::lease(&core, free as u64).await {
                     Ok(jobs) => jobs,
                     Err(err) => {
@@ -240,7 +258,6 @@ impl pb::webhook_job_service_server::WebhookJobService for JobGrpc {
                     }
                 };
                 if leased.is_empty() {
-                    drop(permit);
                     tokio::select! {
                         () = &mut notified => {}
                         () = tokio::time::sleep(POLL) => {}
@@ -249,13 +266,14 @@ impl pb::webhook_job_service_server::WebhookJobService for JobGrpc {
                     }
                     continue;
                 }
-                let mut leased = leased.into_iter();
-                if let Some(first) = leased.next() {
-                    permit.send(Ok(first));
-                }
+                core.job_credits.leased(
+                    &credits,
+                    &leased[0].lease_token,
+                    leased.len(),
+                    jobs::lease_duration(&core),
+                );
                 let mut gone = false;
                 for job in leased {
-                    // Room was counted before leasing, and only this task sends.
                     if tx.send(Ok(job)).await.is_err() {
                         gone = true;
                         break;
@@ -265,6 +283,7 @@ impl pb::webhook_job_service_server::WebhookJobService for JobGrpc {
                     break;
                 }
             }
+            core.job_credits.closed(&credits);
             tracing::info!(worker = %worker, "worker left the job stream");
         });
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
@@ -272,6 +291,9 @@ impl pb::webhook_job_service_server::WebhookJobService for JobGrpc {
 
     async fn report(&self, request: Request<pb::JobReport>) -> Result<Response<pb::Empty>, Status> {
         authorize_internal(&self.core, authorization(&request), request.remote_addr())?;
+        self.core
+            .job_credits
+            .reported([request.get_ref().lease_token.as_str()]);
         jobs::report(&self.core, request.get_ref()).await?;
         Ok(Response::new(pb::Empty {}))
     }
@@ -281,7 +303,11 @@ impl pb::webhook_job_service_server::WebhookJobService for JobGrpc {
         request: Request<pb::JobReports>,
     ) -> Result<Response<pb::Empty>, Status> {
         authorize_internal(&self.core, authorization(&request), request.remote_addr())?;
-        jobs::report_many(&self.core, &request.get_ref().reports).await?;
+        let reports = &request.get_ref().reports;
+        self.core
+            .job_credits
+            .reported(reports.iter().map(|r| r.lease_token.as_str()));
+        jobs::report_many(&self.core, reports).await?;
         Ok(Response::new(pb::Empty {}))
     }
 }

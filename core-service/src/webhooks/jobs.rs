@@ -20,25 +20,69 @@ use crate::state::Core;
 
 /// Attempts per delivery, the first included.
 pub const MAX_ATTEMPTS: i32 = 6;
+/// An attempt that took this long (or timed out, or could not connect) marks its endpoint slow.
+pub const SLOW_ATTEMPT: Duration = Duration::from_secs(1);
+/// How long an endpoint stays slow after its last slow attempt.
+pub const SLOW_FOR: Duration = Duration::from_secs(60);
+
+/// Whether any endpoint is slow, as this core last read it (at most a second ago) or learned
+/// it from a report: the job stream leases with the per-endpoint cap only then, so the common
+/// case keeps the plain queue order.
+#[derive(Debug, Default)]
+pub struct SlowEndpoints(tokio::sync::Mutex<Option<(std::time::Instant, bool)>>);
+
+impl SlowEndpoints {
+    const FRESH: Duration = Duration::from_secs(1);
+
+    pub async fn any(&self, core: &Core, now_ms: i64) -> AppResult<bool> {
+        let mut cached = self.0.lock().await;
+        if let Some((read, any)) = *cached
+            && read.elapsed() < Self::FRESH
+        {
+            return Ok(any);
+        }
+        let any = store::any_slow(&core.db, now_ms).await?;
+        *cached = Some((std::time::Instant::now(), any));
+        Ok(any)
+    }
+
+    /// This core just marked an endpoint slow: lease with the cap from now on.
+    pub async fn learned(&self) {
+        *self.0.lock().await = Some((std::time::Instant::now(), true));
+    }
+}
+
 /// Margin beyond the receiver timeout before a silent worker's lease lapses.
 const LEASE_MARGIN: Duration = Duration::from_secs(30);
 
 pub const USER_AGENT: &str = "Service-Webhooks/1.0";
 
+/// How long a worker holds a leased delivery before it is due again.
+pub fn lease_duration(core: &Core) -> Duration {
+    core.webhooks.timeout + LEASE_MARGIN
+}
+
 /// Leases up to `limit` due deliveries and turns each into a signed job: one statement for the
 /// lease and one read for the endpoints of the whole batch.
 pub async fn lease(core: &Core, limit: u64) -> AppResult<Vec<pb::Job>> {
     let now = core.clock.now();
-    let lease_until =
-        now.timestamp_millis() + (core.webhooks.timeout + LEASE_MARGIN).as_millis() as i64;
+    let lease_until = now.timestamp_millis() + lease_duration(core).as_millis() as i64;
     let token = Uuid::new_v4().to_string();
+    let cap = core.webhooks.max_in_flight_per_endpoint;
+    let any_slow = cap > 0
+        && core
+            .slow_endpoints
+            .any(core, now.timestamp_millis())
+            .await?;
+
     let leased = store::lease_due(
         &core.db,
         now.timestamp_millis(),
         lease_until,
         &token,
         limit,
-        core.webhooks.max_in_flight_per_endpoint,
+        cap,
+        any_slow,
     )
     .await?;
     if leased.is_empty() {
@@ -248,13 +292,44 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
         }
     }
     store::log_attempts(&txn, logged).await?;
+    let slow_endpoints = slow_endpoints(&txn, &parsed).await?;
+    let until = now.timestamp_millis() + SLOW_FOR.as_millis() as i64;
+    store::mark_slow(&txn, &slow_endpoints, until).await?;
     txn.commit().await?;
+    if !slow_endpoints.is_empty() {
+        core.slow_endpoints.learned().await;
+    }
     tracing::debug!(
         reports = reports.len(),
         recorded,
         "webhook attempts recorded"
     );
     Ok(())
+}
+
+/// The endpoints of reports that took [`SLOW_ATTEMPT`] or more, or got no answer at all.
+async fn slow_endpoints(
+    db: &impl sea_orm::ConnectionTrait,
+    reports: &[(Uuid, &pb::JobReport)],
+) -> AppResult<Vec<Uuid>> {
+    let slow: Vec<Uuid> = reports
+        .iter()
+        .filter(|(_, r)| {
+            r.http_status.is_none() || r.duration_ms.unwrap_or(0) >= SLOW_ATTEMPT.as_millis() as u32
+        })
+        .map(|(id, _)| *id)
+        .collect();
+    if slow.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut endpoints: Vec<Uuid> = store::deliveries_by_ids(db, &slow)
+        .await?
+        .into_iter()
+        .map(|d| d.webhook_id)
+        .collect();
+    endpoints.sort();
+    endpoints.dedup();
+    Ok(endpoints)
 }
 
 /// What an unsuccessful attempt (number `attempts`; the budget counts from `base`) changes.

@@ -1,6 +1,7 @@
 //! Webhooks: endpoints, the deliveries log, and the workers' job stream (lease, sign, report,
 //! retry policy). Deliveries are created with the events they announce (`crate::events`).
 
+pub mod credits;
 pub mod grpc;
 pub mod jobs;
 pub mod secret;

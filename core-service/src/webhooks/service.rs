@@ -163,6 +163,7 @@ pub async fn create(
         events: Set(events.join(",")),
         active: Set(true),
         secret_ciphertext: Set(secret::encrypt(&core.keys.webhook_key, id, &plain)?),
+        slow_until_ms: Set(0),
         created_at: Set(now),
         updated_at: Set(now),
     };

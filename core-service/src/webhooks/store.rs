@@ -147,12 +147,13 @@ pub struct Leased {
 /// next attempt moves to its lease's end, so in-flight rows are not scanned again and a lapsed
 /// lease makes the delivery due again.
 ///
-/// With `per_endpoint` > 0, fair between endpoints: no endpoint gets more than `per_endpoint`
-/// deliveries in flight (over every stream and core), so endpoints already at the cap are
-/// skipped and the oldest due deliveries of the others are taken instead. A slow receiver with
-/// a large backlog holds at most `per_endpoint` worker slots; everyone else's deliveries wait at
-/// most one lease round. The cap also bounds one endpoint's throughput (about `per_endpoint`
-/// per delivery round trip), so 0 (no cap, the plain queue order) is the default.
+/// With `per_endpoint` > 0 and `any_slow` (some endpoint is marked slow), fair between
+/// endpoints: no slow endpoint gets more than `per_endpoint` deliveries in flight (over every
+/// stream and core), so slow endpoints already at the cap are skipped and the oldest due
+/// deliveries of the others are taken instead. A slow receiver with a large backlog holds at
+/// most `per_endpoint` worker slots; everyone else's deliveries wait at most one lease round.
+/// Endpoints that answer quickly are never capped (a cap would bound their throughput to about
+/// `per_endpoint` per round trip), and with no slow endpoint the plain queue order is used.
 pub async fn lease_due(
     db: &impl ConnectionTrait,
     now_ms: i64,
@@ -160,6 +161,7 @@ pub async fn lease_due(
     token: &str,
     limit: u64,
     per_endpoint: u32,
+    any_slow: bool,
 ) -> AppResult<Vec<Leased>> {
     let lock = match db.get_database_backend() {
         sea_orm::DbBackend::Postgres => " FOR UPDATE OF d SKIP LOCKED",
@@ -170,7 +172,7 @@ pub async fn lease_due(
     let busy = "SELECT l.webhook_id, COUNT(*) AS busy FROM webhook_deliveries l \
          WHERE l.queued = 1 AND l.next_attempt_at_ms > $3 AND l.lease_until_ms > $3 \
          GROUP BY l.webhook_id";
-    let sql = if per_endpoint == 0 {
+    let sql = if per_endpoint == 0 || !any_slow {
         format!(
             "UPDATE webhook_deliveries SET lease_until_ms = $1, next_attempt_at_ms = $1, \
              lease_token = $2 \
@@ -181,19 +183,23 @@ pub async fn lease_due(
              RETURNING id, webhook_id, event_type, data, created_at"
         )
     } else {
+        // Only slow endpoints (slow_until_ms in the future) are held to the cap: their rows
+        // are numbered per endpoint and kept while number + in flight <= cap.
         format!(
             "UPDATE webhook_deliveries SET lease_until_ms = $1, next_attempt_at_ms = $1, \
          lease_token = $2 \
          WHERE id IN (SELECT r.id FROM (\
-           SELECT c.id, c.next_attempt_at_ms, COALESCE(b.busy, 0) AS busy, \
+           SELECT c.id, c.next_attempt_at_ms, c.slow, COALESCE(b.busy, 0) AS busy, \
              ROW_NUMBER() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at_ms, c.id) AS rn \
-           FROM (SELECT d.id, d.webhook_id, d.next_attempt_at_ms FROM webhook_deliveries d \
-             WHERE d.queued = 1 AND d.next_attempt_at_ms <= $3 \
-             AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active = $4) \
-             AND d.webhook_id NOT IN (SELECT s.webhook_id FROM ({busy}) s WHERE s.busy >= $6) \
+           FROM (SELECT d.id, d.webhook_id, d.next_attempt_at_ms, \
+               CASE WHEN w.slow_until_ms > $3 THEN 1 ELSE 0 END AS slow \
+             FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id \
+             WHERE d.queued = 1 AND d.next_attempt_at_ms <= $3 AND w.active = $4 \
+             AND (w.slow_until_ms <= $3 OR d.webhook_id NOT IN \
+               (SELECT s.webhook_id FROM ({busy}) s WHERE s.busy >= $6)) \
              ORDER BY d.next_attempt_at_ms LIMIT $7{lock}) c \
            LEFT JOIN ({busy}) b ON b.webhook_id = c.webhook_id\
-         ) r WHERE r.rn + r.busy <= $6 ORDER BY r.next_attempt_at_ms LIMIT $5) \
+         ) r WHERE r.slow = 0 OR r.rn + r.busy <= $6 ORDER BY r.next_attempt_at_ms LIMIT $5) \
          RETURNING id, webhook_id, event_type, data, created_at"
         )
     };
@@ -204,7 +210,7 @@ pub async fn lease_due(
         true.into(),
         (limit as i64).into(),
     ];
-    if per_endpoint > 0 {
+    if per_endpoint > 0 && any_slow {
         values.push(i64::from(per_endpoint).into());
         // Candidates: enough that a few endpoints at their cap do not hide the others.
         values.push((limit as i64 * 4).into());
@@ -224,6 +230,30 @@ pub async fn lease_due(
             })
         })
         .collect()
+}
+
+/// Whether any endpoint is slow at `now_ms` (the job stream then leases with the cap).
+pub async fn any_slow(db: &impl ConnectionTrait, now_ms: i64) -> AppResult<bool> {
+    Ok(webhooks::Entity::find()
+        .filter(webhooks::Column::SlowUntilMs.gt(now_ms))
+        .one(db)
+        .await?
+        .is_some())
+}
+
+/// Marks endpoints slow until `until_ms`; a row already marked until nearly then is not
+/// written again (a slow endpoint is one write every few seconds, not one per attempt).
+pub async fn mark_slow(db: &impl ConnectionTrait, ids: &[Uuid], until_ms: i64) -> AppResult<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    webhooks::Entity::update_many()
+        .col_expr(webhooks::Column::SlowUntilMs, Expr::value(until_ms))
+        .filter(webhooks::Column::Id.is_in(ids.iter().copied()))
+        .filter(webhooks::Column::SlowUntilMs.lt(until_ms - 5_000))
+        .exec(db)
+        .await?;
+    Ok(())
 }
 
 /// The endpoints with these ids.
