@@ -234,6 +234,7 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
         .into_iter()
         .filter(|c| !matches!(c, E::InvalidMessageCategory | E::InvalidMessageContent))
         .collect(),
+        ("get", "/me") => vec![],
         ("get", "/healthz") => vec![],
         ("get", "/readyz") => vec![],
         _ => return None,

@@ -14,6 +14,7 @@ mod envelope;
 mod error_codes;
 mod history;
 mod http_edges;
+mod me;
 mod openapi;
 mod qr;
 mod receiver;

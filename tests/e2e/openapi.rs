@@ -8,6 +8,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/auth/business/otp/verify"),
     ("post", "/auth/refresh"),
     ("post", "/auth/logout"),
+    ("get", "/me"),
     ("post", "/auth/qr/sessions"),
     ("get", "/auth/qr/sessions/{id}/preview"),
     ("get", "/auth/qr/sessions/{id}"),
@@ -160,6 +161,7 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
         "/auth/logout",
         &["invalid_request", "invalid_refresh_token"],
     ),
+    ("get", "/me", &["unauthorized", "account_suspended"]),
     ("post", "/auth/qr/sessions", &["rate_limited"]),
     (
         "get",

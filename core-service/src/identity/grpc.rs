@@ -6,7 +6,7 @@ use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::service;
-use crate::grpc_util::client_info;
+use crate::grpc_util::{authorization, client_info};
 use crate::state::Core;
 
 pub struct IdentityGrpc {
@@ -50,6 +50,21 @@ impl pb::identity_service_server::IdentityService for IdentityGrpc {
     ) -> Result<Response<pb::TokenPair>, Status> {
         let tokens = service::refresh(&self.core, &request.get_ref().refresh_token).await?;
         Ok(Response::new(pair(tokens)))
+    }
+
+    async fn who_am_i(&self, request: Request<pb::Empty>) -> Result<Response<pb::Me>, Status> {
+        let me = service::who_am_i(&self.core, authorization(&request)).await?;
+        let (business_account_id, role) = match me.business {
+            Some((id, role)) => (Some(id.to_string()), Some(role)),
+            None => (None, None),
+        };
+        Ok(Response::new(pb::Me {
+            user_id: me.user.id.to_string(),
+            phone_number: me.user.phone_number,
+            status: me.user.status,
+            business_account_id,
+            role,
+        }))
     }
 
     async fn logout(

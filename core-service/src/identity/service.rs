@@ -360,6 +360,23 @@ pub async fn authenticate_user(
     Ok(user)
 }
 
+/// Who the caller is: the user, and their business and role if they have one.
+pub struct Me {
+    pub user: users::Model,
+    pub business: Option<(Uuid, String)>,
+}
+
+/// The caller of an access token, with their team membership.
+///
+/// Errors: `unauthorized`, `account_suspended`.
+pub async fn who_am_i(core: &Core, authorization: Option<&str>) -> AppResult<Me> {
+    let user = authenticate_user(core, authorization).await?;
+    let business = crate::business::store::membership(&core.db, user.id)
+        .await?
+        .map(|member| (member.business_id, member.role));
+    Ok(Me { user, business })
+}
+
 /// The token of a `Bearer` authorization value (the scheme is case-insensitive).
 pub fn bearer(value: &str) -> Option<&str> {
     let (scheme, token) = value.trim().split_once(' ')?;

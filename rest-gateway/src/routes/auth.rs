@@ -141,3 +141,45 @@ pub async fn logout(
     state.identity.clone().logout(ctx.request(message)).await?;
     Ok(ok(StatusCode::OK, Null))
 }
+
+/// Who is signed in.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Me {
+    #[schema(format = Uuid)]
+    pub user_id: String,
+    #[schema(pattern = r"^\+[1-9][0-9]{1,14}$", example = "+14155550123")]
+    pub phone_number: String,
+    #[schema(value_type = crate::schema::UserStatus)]
+    pub status: String,
+    /// The business the user owns or belongs to; `null` without one.
+    #[schema(format = Uuid)]
+    pub business_account_id: Option<String>,
+    /// The user's role in that business; `null` without one.
+    #[schema(value_type = Option<crate::schema::Role>)]
+    pub role: Option<String>,
+}
+
+/// Who is signed in: the user, and their business and role (any signed-in user).
+#[utoipa::path(get, path = "/me", tag = "auth",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The signed-in user", body = Envelope<Me>),
+    ))]
+pub async fn me(State(state): State<AppState>, ctx: CallContext) -> ApiResult {
+    let me = state
+        .identity
+        .clone()
+        .who_am_i(ctx.request(pb::Empty {}))
+        .await?
+        .into_inner();
+    Ok(ok(
+        StatusCode::OK,
+        Me {
+            user_id: me.user_id,
+            phone_number: me.phone_number,
+            status: me.status,
+            business_account_id: me.business_account_id,
+            role: me.role,
+        },
+    ))
+}

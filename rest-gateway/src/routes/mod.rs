@@ -22,6 +22,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(auth::otp_verify))
         .routes(routes!(auth::refresh))
         .routes(routes!(auth::logout))
+        .routes(routes!(auth::me))
         .routes(routes!(qr::create))
         .routes(routes!(qr::preview))
         .routes(routes!(qr::status))
