@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod config;
+pub mod console;
 pub mod envelope;
 pub mod extract;
 pub mod openapi;

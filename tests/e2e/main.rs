@@ -9,6 +9,7 @@ mod auth_otp;
 mod auth_tokens;
 mod business_account;
 mod consent;
+mod console;
 mod delivery_http;
 mod envelope;
 mod error_codes;

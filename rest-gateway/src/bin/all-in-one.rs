@@ -63,7 +63,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     ));
     tracing::info!(%database, "database");
     tracing::info!("core gRPC listening on {grpc}");
-    tracing::info!("gateway listening on http://{http} (OpenAPI at http://{http}/openapi.json)");
+    tracing::info!(
+        "gateway listening on http://{http} (console at http://{http}/console/, API reference at http://{http}/docs)"
+    );
     println!("business messaging: http://{http}  (gRPC {grpc}, database {database})");
 
     telemetry::shutdown_signal().await;

@@ -1,0 +1,644 @@
+// The business console: plain ES modules, no build step, no external script. Every page
+// calls the public JSON API (api.js) and shows every failure in words.
+
+import { api, describe, session, ApiError } from './api.js';
+
+const main = document.getElementById('main');
+const nav = document.getElementById('nav');
+const who = document.getElementById('who');
+const flash = document.getElementById('flash');
+
+// ---- DOM helpers (text is always set as text, never parsed as HTML) ----
+
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+function s(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  for (const c of children) el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return el;
+}
+
+function field(label, input) {
+  return h('label', {}, label, input);
+}
+
+function notice(kind, ...text) {
+  return h('div', { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, ...text);
+}
+
+function showError(where, err) {
+  where.replaceChildren(notice('error', describe(err)));
+}
+
+function say(kind, text) {
+  flash.replaceChildren(notice(kind, text));
+}
+
+function when(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+}
+
+function badge(text, kind = '') {
+  return h('span', { class: `badge ${kind}` }, text);
+}
+
+const STATUS_KIND = {
+  delivered: 'ok', succeeded: 'ok', active: 'ok', live: 'ok',
+  failed: 'bad', suspended: 'bad', paused: 'warn', retrying: 'warn', pending: 'warn',
+  sandbox: 'warn', accepted: '',
+};
+
+function status(text) {
+  return badge(text, STATUS_KIND[text] || '');
+}
+
+// A form whose submit runs `action`; its errors go to an alert below the form.
+function form(attrs, fields, submitLabel, action) {
+  const out = h('div', { class: 'form-result' });
+  const button = h('button', { type: 'submit' }, submitLabel);
+  const f = h('form', { ...attrs, novalidate: true }, ...fields, h('div', { class: 'row' }, button), out);
+  f.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    out.replaceChildren();
+    button.disabled = true;
+    try {
+      await action(new FormData(f), out, f);
+    } catch (err) {
+      showError(out, err);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return f;
+}
+
+// A button that runs `action` and shows its failure next to it.
+function act(label, action, cls = 'secondary') {
+  const b = h('button', { type: 'button', class: cls }, label);
+  b.addEventListener('click', async () => {
+    b.disabled = true;
+    try {
+      await action(b);
+    } catch (err) {
+      say('error', describe(err));
+    } finally {
+      b.disabled = false;
+    }
+  });
+  return b;
+}
+
+function copyable(label, value) {
+  const code = h('code', { class: 'mono' }, value);
+  const button = act('Copy', async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      button.textContent = 'Copied';
+    } catch {
+      const range = document.createRange();
+      range.selectNodeContents(code);
+      const sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      button.textContent = 'Selected: press Ctrl+C';
+    }
+  });
+  return h('div', { class: 'secret', 'data-secret': label },
+    h('strong', {}, `${label}:`), code, button,
+    h('span', { class: 'muted' }, 'Copy it now: you will not see it again.'));
+}
+
+function table(headers, rows) {
+  return h('div', { class: 'table-wrap' },
+    h('table', {},
+      h('thead', {}, h('tr', {}, headers.map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, rows)));
+}
+
+function page(title, ...content) {
+  document.title = `${title} · Business console`;
+  main.replaceChildren(h('h1', {}, title), ...content.flat().filter((c) => c !== null && c !== undefined && c !== false));
+  main.focus({ preventScroll: true });
+}
+
+// ---- who is signed in ----
+
+let me = null;
+
+async function loadMe() {
+  me = await api('GET', '/me');
+  return me;
+}
+
+function canManage() {
+  return me && (me.role === 'owner' || me.role === 'admin');
+}
+
+function renderHeader() {
+  const signedIn = !!session.get();
+  nav.hidden = !signedIn;
+  if (!signedIn) {
+    who.replaceChildren();
+    return;
+  }
+  who.replaceChildren(
+    h('span', {}, me ? `${me.phone_number}${me.role ? ` · ${me.role}` : ''}` : ''),
+    act('Sign out', async () => {
+      const s = session.get();
+      if (s && s.refresh_token) {
+        try { await api('POST', '/auth/logout', { refresh_token: s.refresh_token }, { auth: false }); } catch { /* signed out anyway */ }
+      }
+      session.clear();
+      me = null;
+      location.hash = '#/login';
+    }),
+  );
+  const current = location.hash.split('?')[0] || '#/';
+  for (const a of nav.querySelectorAll('a')) {
+    if (a.getAttribute('href') === current) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+}
+
+// ---- sign-in: by code, or by QR ----
+
+let qrTimer = null;
+
+function stopQr() {
+  if (qrTimer) clearInterval(qrTimer);
+  qrTimer = null;
+}
+
+function signedIn(tokens) {
+  session.set(tokens);
+  location.hash = '#/';
+}
+
+function loginPage() {
+  const codeStep = h('div');
+  const phoneForm = form({ 'aria-label': 'Sign in with a code' }, [
+    field('Phone number', h('input', { type: 'tel', name: 'phone', autocomplete: 'tel', placeholder: '+14155550123', required: true })),
+  ], 'Send me a code', async (data, out) => {
+    const phone = String(data.get('phone') || '').trim();
+    await api('POST', '/auth/business/otp/request', { phone_number: phone }, { auth: false });
+    out.replaceChildren(notice('ok', `If ${phone} has an account, a code is on its way.`));
+    codeStep.replaceChildren(form({ 'aria-label': 'Enter the code' }, [
+      field('The 6-digit code', h('input', { type: 'text', name: 'code', inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: 6, required: true })),
+    ], 'Sign in', async (d) => {
+      const tokens = await api('POST', '/auth/business/otp/verify',
+        { phone_number: phone, code: String(d.get('code') || '').trim() }, { auth: false });
+      signedIn({ access_token: tokens.access_token, refresh_token: tokens.refresh_token });
+    }));
+    const input = codeStep.querySelector('input');
+    if (input) input.focus();
+  });
+
+  const qrArea = h('div', { class: 'qr' });
+  const qrStart = act('Show a QR code', async () => {
+    stopQr();
+    const qr = await api('POST', '/auth/qr/sessions', undefined, { auth: false });
+    const expires = new Date(qr.expires_at).getTime();
+    const countdown = h('p', { 'aria-live': 'polite' });
+    const state = h('p', { class: 'muted' }, 'Waiting for approval…');
+    qrArea.replaceChildren(
+      h('img', { src: `qr.svg?data=${encodeURIComponent(qr.qr_payload)}`, alt: `QR code for ${qr.qr_payload}`, width: 220, height: 220 }),
+      h('p', {}, 'Scan it with the app, or approve it from a signed-in console: ', h('code', { class: 'mono', 'data-qr-payload': '' }, qr.qr_payload)),
+      countdown, state);
+    let exchanging = false;
+    const tick = async () => {
+      const left = Math.max(0, Math.round((expires - Date.now()) / 1000));
+      countdown.textContent = `Expires in ${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}`;
+      if (left <= 0) {
+        stopQr();
+        state.textContent = 'The code expired. Show a new one.';
+        return;
+      }
+      if (exchanging) return;
+      try {
+        const st = await api('GET', `/auth/qr/sessions/${qr.id}`, undefined,
+          { auth: false, headers: { 'X-Service-QR-Secret': qr.exchange_secret } });
+        if (st.status === 'approved') {
+          exchanging = true;
+          stopQr();
+          state.textContent = 'Approved. Signing you in…';
+          const t = await api('POST', `/auth/qr/sessions/${qr.id}/exchange`, undefined,
+            { auth: false, headers: { 'X-Service-QR-Secret': qr.exchange_secret } });
+          signedIn({ access_token: t.token });
+        }
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 429) return; // keep counting down
+        stopQr();
+        state.replaceChildren(notice('error', describe(err)));
+      }
+    };
+    await tick();
+    qrTimer = setInterval(tick, 1000);
+  });
+
+  page('Sign in',
+    h('section', { class: 'card' }, h('h2', {}, 'With a one-time code'), phoneForm, codeStep),
+    h('section', { class: 'card' }, h('h2', {}, 'With a QR code'),
+      h('p', { class: 'muted' }, 'Approve the sign-in on a device where you are already signed in. A QR sign-in lasts as long as its access token (15 minutes).'),
+      qrStart, qrArea));
+}
+
+function approvePage() {
+  const out = h('div');
+  const lookup = form({ 'aria-label': 'Find a sign-in request' }, [
+    field('Session id or QR payload', h('input', { type: 'text', name: 'session', placeholder: 'service://business-login/…', required: true })),
+  ], 'Look it up', async (data) => {
+    const raw = String(data.get('session') || '').trim();
+    const id = raw.includes('/') ? raw.slice(raw.lastIndexOf('/') + 1) : raw;
+    const p = await api('GET', `/auth/qr/sessions/${encodeURIComponent(id)}/preview`);
+    out.replaceChildren(h('section', { class: 'card', 'aria-label': 'Sign-in request' },
+      h('p', {}, h('strong', {}, 'Browser: '), p.client_name),
+      h('p', {}, h('strong', {}, 'From: '), p.origin_hint),
+      h('p', {}, h('strong', {}, 'Expires: '), when(p.expires_at)),
+      act('Approve this sign-in', async () => {
+        await api('POST', `/auth/qr/sessions/${encodeURIComponent(id)}/approve`);
+        out.replaceChildren(notice('ok', 'Approved. The other browser is signing in.'));
+      }, '')));
+  });
+  page('Approve a sign-in',
+    h('p', { class: 'muted' }, 'Another browser shows a QR code: paste its payload (or session id) here to sign it in as you.'),
+    lookup, out);
+}
+
+// ---- account ----
+
+async function accountPage() {
+  if (!me.business_account_id) {
+    page('Create your business',
+      h('p', {}, 'Your business starts in the sandbox. An operator makes it live when it is ready to message its followers.'),
+      form({ 'aria-label': 'Create a sandbox business' }, [
+        field('Business name', h('input', { type: 'text', name: 'business_name', maxlength: 100, required: true })),
+        field('Category (optional)', h('input', { type: 'text', name: 'category', maxlength: 100 })),
+        field('Website (optional)', h('input', { type: 'url', name: 'website_url', placeholder: 'https://…' })),
+      ], 'Create the business', async (data) => {
+        const body = { business_name: String(data.get('business_name') || '').trim() };
+        const category = String(data.get('category') || '').trim();
+        const website = String(data.get('website_url') || '').trim();
+        if (category) body.category = category;
+        if (website) body.website_url = website;
+        await api('POST', '/business/sandbox', body);
+        await loadMe();
+        say('ok', 'Your sandbox business is ready.');
+        route();
+      }));
+    return;
+  }
+  const b = await api('GET', '/business/me');
+  const facts = h('section', { class: 'card', 'aria-label': 'Business' },
+    h('p', {}, h('strong', {}, b.business_name), ' ', status(b.mode), ' ', status(b.status)),
+    h('p', { class: 'muted' }, `Account id `, h('code', { class: 'mono' }, b.user_id)),
+    h('p', { class: 'muted' }, `Owner ${b.phone_number} · created ${when(b.created_at)}`),
+    b.category ? h('p', {}, `Category: ${b.category}`) : null,
+    b.website_url ? h('p', {}, 'Website: ', h('a', { href: b.website_url, rel: 'noopener noreferrer', target: '_blank' }, b.website_url)) : null);
+  const why = [];
+  if (b.mode === 'sandbox') {
+    why.push(notice('info', 'This business is in the sandbox: it cannot send messages yet. Going live is an operator\'s step (',
+      h('code', { class: 'mono' }, `core-service admin set-business --id ${b.user_id} --mode live`), ').'));
+  }
+  if (b.status === 'suspended') why.push(notice('error', 'This business is suspended: it can only read its account.'));
+  const edit = canManage() ? form({ 'aria-label': 'Edit the profile' }, [
+    field('Business name', h('input', { type: 'text', name: 'business_name', maxlength: 100, value: b.business_name, required: true })),
+    field('Category', h('input', { type: 'text', name: 'category', maxlength: 100, value: b.category || '' })),
+    field('Website', h('input', { type: 'url', name: 'website_url', value: b.website_url || '' })),
+  ], 'Save', async (data, out) => {
+    const category = String(data.get('category') || '').trim();
+    const website = String(data.get('website_url') || '').trim();
+    await api('PATCH', '/business/me', {
+      business_name: String(data.get('business_name') || '').trim(),
+      category: category || null,
+      website_url: website || null,
+    });
+    say('ok', 'Saved.');
+    route();
+  }) : h('p', { class: 'muted' }, 'Only the owner or an admin can edit the profile.');
+  page('Account', ...why, facts, h('h2', {}, 'Profile'), edit);
+}
+
+// ---- team ----
+
+async function teamPage() {
+  const members = await api('GET', '/business/team');
+  const manage = canManage();
+  const rows = members.map((m) => h('tr', { dataset: { member: m.phone_number } },
+    h('td', {}, m.phone_number),
+    h('td', {}, m.role === 'owner' ? badge('owner', 'ok') : manage
+      ? h('select', {
+        'aria-label': `Role of ${m.phone_number}`,
+        onchange: async (e) => {
+          try {
+            await api('POST', '/business/team', { phone_number: m.phone_number, role: e.target.value });
+            say('ok', `${m.phone_number} is now ${e.target.value}.`);
+          } catch (err) {
+            say('error', describe(err));
+          }
+          route();
+        },
+      }, ['admin', 'member'].map((r) => h('option', { value: r, selected: r === m.role }, r)))
+      : m.role),
+    h('td', {}, when(m.added_at)),
+    h('td', {}, manage && m.role !== 'owner' ? act('Remove', async () => {
+      if (!confirm(`Remove ${m.phone_number} from the team?`)) return;
+      await api('DELETE', `/business/team/${m.user_id}`);
+      say('ok', `${m.phone_number} was removed.`);
+      route();
+    }, 'danger') : null)));
+  const add = manage ? form({ 'aria-label': 'Add a team member' }, [
+    field('Phone number', h('input', { type: 'tel', name: 'phone', placeholder: '+14155550123', required: true })),
+    field('Role', h('select', { name: 'role' }, h('option', { value: 'member' }, 'member'), h('option', { value: 'admin' }, 'admin'))),
+  ], 'Add to the team', async (data) => {
+    const phone = String(data.get('phone') || '').trim();
+    await api('POST', '/business/team', { phone_number: phone, role: data.get('role') });
+    say('ok', `${phone} was added.`);
+    route();
+  }) : h('p', { class: 'muted' }, 'Only the owner or an admin can change the team.');
+  page('Team', table(['Phone', 'Role', 'Added', ''], rows), h('h2', {}, 'Add someone'), add);
+}
+
+// ---- developer apps (owner only) ----
+
+const SCOPES = ['authentication', 'utility', 'marketing', 'service'];
+
+async function appsPage() {
+  if (me.role !== 'owner') {
+    page('Developer apps', notice('info', 'Only the business owner manages developer apps and their tokens.'));
+    return;
+  }
+  const apps = await api('GET', '/business/apps');
+  const shown = h('div');
+  const rows = apps.map((a) => h('tr', { dataset: { app: a.name } },
+    h('td', {}, a.name), h('td', {}, a.scopes.join(', ')), h('td', {}, when(a.created_at)),
+    h('td', {}, h('div', { class: 'row' },
+      act('Rotate token', async () => {
+        if (!confirm(`Rotate the token of ${a.name}? The old token stops working at once.`)) return;
+        const rotated = await api('POST', `/business/apps/${a.id}/rotate`);
+        shown.replaceChildren(copyable(`New token for ${rotated.name}`, rotated.token));
+      }),
+      act('Delete', async () => {
+        if (!confirm(`Delete ${a.name}? Its token stops working at once.`)) return;
+        await api('DELETE', `/business/apps/${a.id}`);
+        say('ok', `${a.name} was deleted.`);
+        route();
+      }, 'danger')))));
+  const create = form({ 'aria-label': 'Create an app' }, [
+    field('Name', h('input', { type: 'text', name: 'name', maxlength: 100, required: true })),
+    h('fieldset', {}, h('legend', {}, 'Scopes'),
+      SCOPES.map((sc) => h('label', {}, h('input', { type: 'checkbox', name: 'scopes', value: sc, checked: sc === 'utility' }), sc))),
+  ], 'Create the app', async (data, out, f) => {
+    const created = await api('POST', '/business/apps', { name: String(data.get('name') || '').trim(), scopes: data.getAll('scopes') });
+    f.reset();
+    await appsPage();
+    main.querySelector('[data-shown]').replaceChildren(copyable(`Token for ${created.name}`, created.token));
+  });
+  page('Developer apps',
+    h('div', { dataset: { shown: '' } }, shown),
+    apps.length ? table(['Name', 'Scopes', 'Created', ''], rows) : h('p', { class: 'muted' }, 'No apps yet.'),
+    h('h2', {}, 'New app'), create);
+}
+
+// ---- webhooks ----
+
+const EVENTS = ['message.sent', 'message.failed', 'grant.revoked'];
+
+function eventBoxes(selected) {
+  return h('fieldset', {}, h('legend', {}, 'Events'),
+    EVENTS.map((ev) => h('label', {}, h('input', { type: 'checkbox', name: 'events', value: ev, checked: selected.includes(ev) }), ev)));
+}
+
+async function webhooksPage() {
+  const hooks = await api('GET', '/business/webhooks');
+  const manage = canManage();
+  const shown = h('div', { dataset: { shown: '' } });
+  const rows = hooks.map((w) => {
+    const editor = h('div');
+    return h('tr', { dataset: { webhook: w.url } },
+      h('td', {}, h('code', { class: 'mono' }, w.url), editor),
+      h('td', {}, w.events.join(', ')),
+      h('td', {}, w.active ? status('active') : status('paused')),
+      h('td', {}, h('div', { class: 'row' },
+        h('a', { href: `#/deliveries?webhook=${w.id}` }, 'Deliveries'),
+        manage ? [
+          act('Send a test', async () => {
+            await api('POST', `/business/webhooks/${w.id}/test`);
+            say('ok', `A test event is on its way to ${w.url}.`);
+          }),
+          act(w.active ? 'Pause' : 'Resume', async () => {
+            await api('PATCH', `/business/webhooks/${w.id}`, { active: !w.active });
+            route();
+          }),
+          act('Edit', async () => {
+            editor.replaceChildren(form({ 'aria-label': `Edit ${w.url}` }, [
+              field('URL', h('input', { type: 'url', name: 'url', value: w.url, required: true })),
+              eventBoxes(w.events),
+            ], 'Save', async (data) => {
+              await api('PATCH', `/business/webhooks/${w.id}`, { url: String(data.get('url') || '').trim(), events: data.getAll('events') });
+              say('ok', 'Saved.');
+              route();
+            }));
+          }),
+          act('Delete', async () => {
+            if (!confirm(`Delete the endpoint ${w.url}?`)) return;
+            await api('DELETE', `/business/webhooks/${w.id}`);
+            say('ok', 'The endpoint was deleted.');
+            route();
+          }, 'danger'),
+        ] : null)));
+  });
+  const create = manage ? form({ 'aria-label': 'Add an endpoint' }, [
+    field('URL', h('input', { type: 'url', name: 'url', placeholder: 'https://example.com/webhooks', required: true })),
+    eventBoxes(['message.sent', 'message.failed']),
+  ], 'Add the endpoint', async (data) => {
+    const created = await api('POST', '/business/webhooks', { url: String(data.get('url') || '').trim(), events: data.getAll('events') });
+    await webhooksPage();
+    main.querySelector('[data-shown]').replaceChildren(copyable(`Signing secret for ${created.url}`, created.secret));
+  }) : h('p', { class: 'muted' }, 'Only the owner or an admin can change endpoints.');
+  page('Webhooks', shown,
+    hooks.length ? table(['Endpoint', 'Events', 'State', ''], rows) : h('p', { class: 'muted' }, 'No endpoints yet.'),
+    h('h2', {}, 'New endpoint'), create);
+}
+
+function query() {
+  const q = location.hash.split('?')[1] || '';
+  return new URLSearchParams(q);
+}
+
+async function deliveriesPage() {
+  const q = query();
+  const hooks = await api('GET', '/business/webhooks');
+  const webhook = q.get('webhook') || '';
+  const params = new URLSearchParams({ limit: '50' });
+  if (webhook) params.set('webhook_id', webhook);
+  if (q.get('after')) params.set('starting_after', q.get('after'));
+  const log = await api('GET', `/business/webhook-deliveries?${params}`);
+  const detail = h('div', { 'aria-live': 'polite' });
+  const filter = h('label', {}, 'Endpoint',
+    h('select', {
+      onchange: (e) => { location.hash = e.target.value ? `#/deliveries?webhook=${e.target.value}` : '#/deliveries'; },
+    }, h('option', { value: '' }, 'All endpoints'),
+    hooks.map((w) => h('option', { value: w.id, selected: w.id === webhook }, w.url))));
+  const show = async (id) => {
+    const d = await api('GET', `/business/webhook-deliveries/${id}`);
+    detail.replaceChildren(h('section', { class: 'card', 'aria-label': 'Delivery' },
+      h('h2', {}, `Delivery ${d.id}`),
+      h('p', {}, status(d.status), ` ${d.event_type} · ${d.attempts} attempt(s)`),
+      d.message_send_id ? h('p', {}, 'Message ', h('code', { class: 'mono' }, d.message_send_id)) : null,
+      table(['#', 'At', 'HTTP', 'Error', 'Took'], d.attempts_log.map((a) => h('tr', {},
+        h('td', {}, a.attempt), h('td', {}, when(a.at)), h('td', {}, a.http_status ?? ''),
+        h('td', {}, a.error || ''), h('td', {}, `${a.duration_ms} ms`)))),
+      d.status === 'failed' && canManage() ? act('Retry this delivery', async () => {
+        await api('POST', `/business/webhook-deliveries/${id}/retry`);
+        say('ok', 'The delivery is queued again.');
+        route();
+      }, '') : null));
+  };
+  const rows = log.deliveries.map((d) => h('tr', { dataset: { delivery: d.event_type } },
+    h('td', {}, h('button', { type: 'button', class: 'secondary', onclick: () => show(d.id).catch((e) => say('error', describe(e))) }, d.event_type)),
+    h('td', {}, status(d.status)), h('td', {}, d.attempts), h('td', {}, d.last_http_status ?? ''),
+    h('td', {}, d.last_error || ''), h('td', {}, when(d.created_at))));
+  const last = log.deliveries[log.deliveries.length - 1];
+  page('Webhook deliveries', filter,
+    log.deliveries.length ? table(['Event', 'Status', 'Attempts', 'Last HTTP', 'Last error', 'Created'], rows)
+      : h('p', { class: 'muted' }, 'No deliveries yet.'),
+    log.has_more && last ? h('p', {}, h('a', { href: `#/deliveries?${new URLSearchParams({ ...(webhook ? { webhook } : {}), after: last.id })}` }, 'Older deliveries')) : null,
+    detail);
+}
+
+// ---- messages and usage ----
+
+async function messagesPage() {
+  const q = query();
+  const params = new URLSearchParams({ limit: '50' });
+  if (q.get('after')) params.set('starting_after', q.get('after'));
+  const history = await api('GET', `/business/messages?${params}`);
+  const send = form({ 'aria-label': 'Send a message' }, [
+    field('To (phone number of a follower)', h('input', { type: 'tel', name: 'to', placeholder: '+14155550123', required: true })),
+    field('Category', h('select', { name: 'category' }, h('option', { value: 'utility' }, 'utility'), h('option', { value: 'marketing' }, 'marketing'))),
+    field('Message', h('textarea', { name: 'body', maxlength: 4096, required: true })),
+  ], 'Send', async (data, out, f) => {
+    const sent = await api('POST', '/business/messages', {
+      to: String(data.get('to') || '').trim(), category: data.get('category'), body: String(data.get('body') || ''),
+    });
+    f.reset();
+    say('ok', `Sent: message ${sent.id}.`);
+    route();
+  });
+  const rows = history.messages.map((m) => h('tr', { dataset: { message: m.id } },
+    h('td', {}, when(m.created_at)), h('td', {}, m.to), h('td', {}, m.category), h('td', {}, m.source),
+    h('td', {}, status(m.status)), h('td', {}, m.failure_reason || '')));
+  const last = history.messages[history.messages.length - 1];
+  page('Messages', send, h('h2', {}, 'History'),
+    history.messages.length ? table(['When', 'To', 'Category', 'Source', 'Status', 'Why it failed'], rows)
+      : h('p', { class: 'muted' }, 'No messages yet.'),
+    history.has_more && last ? h('p', {}, h('a', { href: `#/messages?after=${last.id}` }, 'Older messages')) : null);
+}
+
+function barChart(title, entries) {
+  const max = Math.max(1, ...entries.map(([, v]) => v));
+  const rowH = 28;
+  const width = 560;
+  const labelW = 130;
+  const svg = s('svg', { class: 'chart', viewBox: `0 0 ${width} ${entries.length * rowH + 10}`, role: 'img', 'aria-label': `${title}: ${entries.map(([k, v]) => `${k} ${v}`).join(', ')}` });
+  const colours = ['#0a66c2', '#1a7f37', '#b42318', '#9a6700', '#6e40c9'];
+  entries.forEach(([label, value], i) => {
+    const y = i * rowH + 5;
+    const w = Math.round(((width - labelW - 60) * value) / max);
+    svg.append(
+      s('text', { x: 0, y: y + 17 }, label),
+      s('rect', { x: labelW, y, width: Math.max(w, 1), height: rowH - 8, fill: colours[i % colours.length], rx: 3 }),
+      s('text', { x: labelW + w + 6, y: y + 17 }, String(value)),
+    );
+  });
+  return h('figure', {}, h('figcaption', {}, h('strong', {}, title)), svg);
+}
+
+async function usagePage() {
+  const u = await api('GET', '/business/usage');
+  const m = u.messages;
+  const w = u.webhooks;
+  const stat = (label, value) => h('div', { class: 'stat' }, h('b', {}, value), label);
+  const categories = ['authentication', 'utility', 'marketing', 'service']
+    .map((c) => [c, m.by_category[c] || 0]);
+  for (const [k, v] of Object.entries(m.by_category)) {
+    if (!categories.some(([c]) => c === k)) categories.push([k, v]);
+  }
+  page('Usage',
+    h('div', { class: 'stats' },
+      stat('messages', m.total), stat('delivered', m.delivered), stat('failed', m.failed), stat('pending', m.accepted),
+      stat('webhook deliveries', w.deliveries), stat('webhooks succeeded', w.succeeded)),
+    barChart('Messages by category', categories),
+    barChart('Outcomes', [['delivered', m.delivered], ['failed', m.failed], ['pending', m.accepted]]),
+    barChart('Webhook deliveries', [['succeeded', w.succeeded], ['failed', w.failed], ['pending', w.pending]]));
+}
+
+// ---- routing ----
+
+const PAGES = {
+  '#/': accountPage,
+  '#/team': teamPage,
+  '#/apps': appsPage,
+  '#/webhooks': webhooksPage,
+  '#/deliveries': deliveriesPage,
+  '#/messages': messagesPage,
+  '#/usage': usagePage,
+  '#/approve': approvePage,
+};
+
+const NEEDS_BUSINESS = new Set(['#/team', '#/apps', '#/webhooks', '#/deliveries', '#/messages', '#/usage']);
+
+async function route() {
+  stopQr();
+  const path = (location.hash || '#/').split('?')[0];
+  if (!session.get()) {
+    me = null;
+    renderHeader();
+    loginPage();
+    return;
+  }
+  try {
+    if (!me) await loadMe();
+    renderHeader();
+    if (path === '#/login') {
+      location.hash = '#/';
+      return;
+    }
+    if (NEEDS_BUSINESS.has(path) && !me.business_account_id) {
+      location.hash = '#/';
+      return;
+    }
+    await (PAGES[path] || accountPage)();
+  } catch (err) {
+    if (!session.get()) {
+      renderHeader();
+      loginPage();
+      say('error', describe(err));
+      return;
+    }
+    page('Something went wrong', notice('error', describe(err)));
+  }
+}
+
+window.addEventListener('hashchange', () => {
+  flash.replaceChildren();
+  route();
+});
+route();
