@@ -151,6 +151,7 @@ impl CoreApp {
             // cancellations is normal traffic here, not an attack to answer with GOAWAY (which
             // would fail the other calls in flight on that connection).
             .http2_max_pending_accept_reset_streams(Some(10_000))
+            .layer(crate::grpc_util::access_log())
             .layer(crate::grpc_util::DetachLayer)
             .add_service(health_service)
             .add_service(reflection)

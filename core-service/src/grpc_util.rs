@@ -82,7 +82,8 @@ where
     }
 
     fn call(&mut self, request: R) -> Self::Future {
-        let call = tokio::spawn(self.0.call(request));
+        // The detached call keeps the caller's span (the call's request id).
+        let call = tokio::spawn(tracing::Instrument::in_current_span(self.0.call(request)));
         Box::pin(async move {
             match call.await {
                 Ok(result) => result,
@@ -92,4 +93,53 @@ where
             }
         })
     }
+}
+
+/// One access-log line per gRPC call (target `access`, at `info`): the method, its gRPC code
+/// and latency, in a span that carries the caller's `x-request-id` (the gateway forwards the
+/// HTTP request's), so every line the call causes names it.
+pub fn access_log() -> tower_http::trace::TraceLayer<
+    tower_http::classify::SharedClassifier<tower_http::classify::GrpcErrorsAsFailures>,
+    impl tower_http::trace::MakeSpan<tonic::body::Body> + Clone,
+    (),
+    impl tower_http::trace::OnResponse<tonic::body::Body> + Clone,
+    (),
+    (),
+    (),
+> {
+    tower_http::trace::TraceLayer::new_for_grpc()
+        .make_span_with(
+            |request: &tonic::codegen::http::Request<tonic::body::Body>| {
+                let request_id = request
+                    .headers()
+                    .get("x-request-id")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default();
+                tracing::info_span!("grpc", method = %request.uri().path(), request_id)
+            },
+        )
+        .on_request(())
+        .on_response(
+            |response: &tonic::codegen::http::Response<tonic::body::Body>,
+             latency: std::time::Duration,
+             _span: &tracing::Span| {
+                // Errors travel in the headers (a trailers-only answer); a stream or a success
+                // has its status in the trailers, after this line: 0 here.
+                let code = response
+                    .headers()
+                    .get("grpc-status")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.parse::<i32>().ok())
+                    .unwrap_or(0);
+                tracing::info!(
+                    target: "access",
+                    grpc_code = ?tonic::Code::from_i32(code),
+                    latency_ms = latency.as_secs_f64() * 1000.0,
+                    "call"
+                );
+            },
+        )
+        .on_body_chunk(())
+        .on_eos(())
+        .on_failure(())
 }

@@ -1,21 +1,9 @@
 //! Logging setup shared by the binaries.
 
-use tracing_subscriber::EnvFilter;
-
-/// Installs a tracing subscriber: `RUST_LOG` filters (default `info`), `LOG_FORMAT=json` for
-/// JSON lines. Safe to call twice (the second call does nothing).
+/// Installs the shared logging setup ([`proto::telemetry`]): `RUST_LOG`, `LOG_FORMAT=json`,
+/// colours only on a terminal.
 pub fn init() {
-    let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,sea_orm=warn,h2=warn,tower=warn"));
-    let json = std::env::var("LOG_FORMAT").is_ok_and(|v| v.eq_ignore_ascii_case("json"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    let _ = if json {
-        builder.json().try_init()
-    } else {
-        builder.try_init()
-    };
+    proto::telemetry::init_logging(proto::telemetry::DEFAULT_FILTER);
 }
 
 /// Resolves when the process receives Ctrl-C or SIGTERM.

@@ -3,6 +3,7 @@
 
 pub mod error_code;
 pub mod net;
+pub mod telemetry;
 
 pub use error_code::{ErrorCode, RemoteError};
 

@@ -76,9 +76,65 @@ pub fn router(state: AppState, config: &GatewayConfig) -> Router {
     .layer(axum::middleware::from_fn(refuse_oversized_headers))
     .layer(CatchPanicLayer::custom(panic_response))
     .layer(PropagateRequestIdLayer::new(request_id.clone()))
-    .layer(TraceLayer::new_for_http())
+    .layer(access_log(config.http.trust_proxy))
     .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
     .layer(axum::middleware::map_request(drop_unusable_request_id))
+}
+
+/// One access-log line per request (target `access`, at `info`): method, route template (never
+/// the raw path, which may hold a phone number), status, latency, request id and client IP.
+/// The request's span carries the request id, so every line the request causes names it.
+fn access_log(
+    trust_proxy: bool,
+) -> TraceLayer<
+    tower_http::classify::SharedClassifier<tower_http::classify::ServerErrorsAsFailures>,
+    impl tower_http::trace::MakeSpan<axum::body::Body> + Clone,
+    (),
+    impl tower_http::trace::OnResponse<axum::body::Body> + Clone,
+    (),
+    (),
+    (),
+> {
+    TraceLayer::new_for_http()
+        .make_span_with(move |request: &axum::http::Request<axum::body::Body>| {
+            let route = request
+                .extensions()
+                .get::<axum::extract::MatchedPath>()
+                .map_or("(no route)", |p| p.as_str());
+            let peer = request
+                .extensions()
+                .get::<axum::extract::ConnectInfo<SocketAddr>>()
+                .map(|c| c.0);
+            let client_ip = crate::extract::client_ip(request.headers(), peer, trust_proxy)
+                .map(|ip| ip.to_string())
+                .unwrap_or_default();
+            let request_id = request
+                .headers()
+                .get("x-request-id")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default();
+            tracing::info_span!(
+                "request",
+                method = %request.method(),
+                route,
+                request_id,
+                client_ip,
+            )
+        })
+        .on_request(())
+        .on_response(
+            |response: &Response, latency: Duration, _span: &tracing::Span| {
+                tracing::info!(
+                    target: "access",
+                    status = response.status().as_u16(),
+                    latency_ms = latency.as_secs_f64() * 1000.0,
+                    "request"
+                );
+            },
+        )
+        .on_body_chunk(())
+        .on_eos(())
+        .on_failure(())
 }
 
 /// At most this many request headers (the HTTP server itself accepts up to

@@ -199,13 +199,15 @@ fn header_ascii(headers: &HeaderMap, name: &str) -> Option<AsciiMetadataValue> {
         .and_then(|v| AsciiMetadataValue::try_from(v).ok())
 }
 
-/// The client IP: the socket peer, or with TRUST_PROXY the last `X-Forwarded-For` entry (the
-/// one the trusted proxy appended).
 /// The client's address: the socket peer, or with `TRUST_PROXY` exactly the last
 /// `X-Forwarded-For` entry (the one our proxy appended; a port is stripped). When that entry is
 /// not an address (`unknown`, garbage), the peer is used: an earlier entry is the client's own
 /// claim and never chosen, so a client cannot pick its address to dodge per-IP limits.
-fn client_ip(headers: &HeaderMap, peer: Option<SocketAddr>, trust_proxy: bool) -> Option<IpAddr> {
+pub(crate) fn client_ip(
+    headers: &HeaderMap,
+    peer: Option<SocketAddr>,
+    trust_proxy: bool,
+) -> Option<IpAddr> {
     if trust_proxy {
         let last = headers
             .get_all("x-forwarded-for")

@@ -173,14 +173,32 @@ impl Worker {
             };
             let reports = reports.clone();
             let cancel = cancel.clone();
-            tokio::spawn(async move {
-                let _permit = permit;
-                let report = tokio::select! {
-                    () = cancel.cancelled() => return,
-                    report = deliver(&http, &job) => report,
-                };
-                let _ = reports.send(report);
-            });
+            // Every line about this delivery names it.
+            let span = tracing::info_span!("delivery", delivery_id = %job.delivery_id);
+            tokio::spawn(tracing::Instrument::instrument(
+                async move {
+                    let _permit = permit;
+                    let report = tokio::select! {
+                        () = cancel.cancelled() => return,
+                        report = deliver(&http, &job) => report,
+                    };
+                    match (report.http_status, &report.error) {
+                        (Some(status), _) if (200..300).contains(&status) => {
+                            tracing::debug!(status, "delivered");
+                        }
+                        (status, error) => {
+                            tracing::info!(
+                                ?status,
+                                error = error.as_deref().unwrap_or(""),
+                                duration_ms = report.duration_ms,
+                                "attempt failed"
+                            );
+                        }
+                    }
+                    let _ = reports.send(report);
+                },
+                span,
+            ));
         }
     }
 

@@ -17,12 +17,7 @@ struct Cli {
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,h2=warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
+    proto::telemetry::init_logging(proto::telemetry::DEFAULT_FILTER);
     let cli = Cli::parse();
     let cancel = CancellationToken::new();
     let stop = cancel.clone();

@@ -1,0 +1,201 @@
+//! Logs as an operator reads them: `LOG_FORMAT=json` gives JSON lines on every binary, text has
+//! no colour codes when standard error is not a terminal, and each HTTP request gets one access
+//! line (route template, status, latency, request id, client IP) whose request id is also on
+//! the core's line for the gRPC call it caused.
+
+#![cfg(feature = "embedded")]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const ALL_IN_ONE: &str = env!("CARGO_BIN_EXE_all-in-one");
+const GATEWAY: &str = env!("CARGO_BIN_EXE_rest-gateway");
+
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `bin` with `env`, collecting its standard error lines.
+fn start(bin: &str, env: &[(&str, &str)]) -> (Running, mpsc::Receiver<String>, Option<String>) {
+    let mut command = Command::new(bin);
+    command
+        .env_remove("RUST_LOG")
+        .env_remove("LOG_FORMAT")
+        .env_remove("NO_COLOR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // The all-in-one prints where it listens on standard output.
+    let (addr_tx, addr_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Some(rest) = line.strip_prefix("business messaging: http://") {
+                let _ = addr_tx.send(rest.split_whitespace().next().unwrap_or("").to_string());
+            }
+        }
+    });
+    let addr = (bin == ALL_IN_ONE)
+        .then(|| addr_rx.recv_timeout(Duration::from_secs(60)).ok())
+        .flatten();
+    (Running(child), rx, addr)
+}
+
+/// Lines received until `done` holds for one of them (or 30 s pass).
+fn lines_until(rx: &mpsc::Receiver<String>, done: impl Fn(&str) -> bool) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut lines = Vec::new();
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(line) => {
+                let stop = done(&line);
+                lines.push(line);
+                if stop {
+                    break;
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    lines
+}
+
+fn post(addr: &str, path: &str, request_id: &str) -> String {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nhost: x\r\nx-request-id: {request_id}\r\nauthorization: Bearer sva_nope\r\ncontent-type: application/json\r\ncontent-length: 13\r\nconnection: close\r\n\r\n{{\"body\":\"hi\"}}"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+fn temp_db() -> (std::path::PathBuf, String) {
+    let dir = std::env::temp_dir().join(format!(
+        "logs-test-{}-{}",
+        std::process::id(),
+        uuid::Uuid::new_v4().simple()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let url = format!("sqlite://{}/core.db", dir.display());
+    (dir, url)
+}
+
+#[test]
+fn json_logs_carry_one_access_line_per_request_with_its_request_id_in_gateway_and_core() {
+    let (dir, url) = temp_db();
+    let (_running, rx, addr) = start(
+        ALL_IN_ONE,
+        &[
+            ("DATABASE_URL", &url),
+            ("HTTP_ADDR", "127.0.0.1:0"),
+            ("GRPC_ADDR", "127.0.0.1:0"),
+            ("LOG_FORMAT", "json"),
+        ],
+    );
+    let addr = addr.expect("the all-in-one started");
+    let answer = post(&addr, "/v1/service/+14155550199/messages", "trace-me-42");
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    let lines = lines_until(&rx, |l| {
+        l.contains("\"target\":\"access\"") && l.contains("\"status\":401")
+    });
+    let json: Vec<serde_json::Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let access = json
+        .iter()
+        .find(|l| l["target"] == "access" && l["fields"]["status"] == 401)
+        .expect("an access line for the request");
+    let request = &access["spans"][0];
+    assert_eq!(request["name"], "request");
+    assert_eq!(request["route"], "/v1/service/{phoneNumber}/messages");
+    assert_eq!(request["method"], "POST");
+    assert_eq!(request["request_id"], "trace-me-42");
+    assert_eq!(request["client_ip"], "127.0.0.1");
+    assert!(access["fields"]["latency_ms"].is_number());
+    // The core logged the gRPC call under the same request id.
+    let core = json
+        .iter()
+        .find(|l| {
+            l["target"] == "access"
+                && l["spans"]
+                    .as_array()
+                    .is_some_and(|s| s.iter().any(|s| s["name"] == "grpc"))
+        })
+        .expect("the core's line for the gRPC call");
+    let grpc = core["spans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "grpc")
+        .unwrap();
+    assert_eq!(grpc["request_id"], "trace-me-42");
+    assert!(grpc["method"].as_str().unwrap().starts_with("/bm.v1."));
+    // The raw path held a phone number: it is in no line.
+    for line in &lines {
+        assert!(!line.contains("14155550199"), "{line}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn text_logs_written_to_a_pipe_have_no_colour_codes_and_json_works_on_the_standalone_gateway() {
+    let (dir, url) = temp_db();
+    let (running, rx, _) = start(
+        ALL_IN_ONE,
+        &[
+            ("DATABASE_URL", &url),
+            ("HTTP_ADDR", "127.0.0.1:0"),
+            ("GRPC_ADDR", "127.0.0.1:0"),
+        ],
+    );
+    let lines = lines_until(&rx, |l| l.contains("gateway listening"));
+    drop(running);
+    assert!(lines.iter().any(|l| l.contains("gateway listening")));
+    for line in &lines {
+        assert!(!line.contains('\u{1b}'), "a colour code in {line:?}");
+    }
+
+    let (_gateway, rx, _) = start(
+        GATEWAY,
+        &[
+            ("HTTP_ADDR", "127.0.0.1:0"),
+            ("CORE_URL", "http://127.0.0.1:9"),
+            ("LOG_FORMAT", "json"),
+        ],
+    );
+    let lines = lines_until(&rx, |l| l.contains("gateway listening"));
+    assert!(!lines.is_empty(), "the gateway logged nothing");
+    for line in &lines {
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        assert!(v["level"].is_string(), "{line}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
