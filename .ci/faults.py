@@ -377,7 +377,15 @@ def private_postgres(bindir, logdir):
         for mode in ("fast", "immediate"):
             subprocess.run(pg_ctl + ["-m", mode, "stop"], check=True, capture_output=True)
             log(f"PostgreSQL stopped ({mode})")
-            time.sleep(5)
+            stopped = time.monotonic()
+            try:
+                # Readiness tells the truth: 503 while the database is away.
+                wait_until("/readyz to answer 503",
+                           lambda: http("GET", stack.api + "/readyz", timeout=2)[0] == 503,
+                           timeout=15)
+            except SystemExit as e:
+                load.problem(str(e))
+            time.sleep(max(0.0, 5 - (time.monotonic() - stopped)))
             subprocess.run(start, check=True, capture_output=True)
 
             def sends():

@@ -125,15 +125,18 @@ impl CoreApp {
     pub async fn run_until_stopped(self, cancel: CancellationToken) -> anyhow::Result<()> {
         let core = self.core;
         let (health_reporter, health_service) = tonic_health::server::health_reporter();
-        health_reporter
-            .set_serving::<pb::identity_service_server::IdentityServiceServer<IdentityGrpc>>()
-            .await;
-        health_reporter
-            .set_service_status("", tonic_health::ServingStatus::Serving)
-            .await;
+        set_health(&health_reporter, tonic_health::ServingStatus::Serving).await;
         let reflection = tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
             .build_v1()?;
+        let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+            .build_v1alpha()?;
+        let health_watch = tokio::spawn(watch_database(
+            core.clone(),
+            health_reporter.clone(),
+            cancel.clone(),
+        ));
 
         let janitor = tokio::spawn(janitor(core.clone(), cancel.clone()));
         let listener = tokio::spawn(listen_for_other_cores(core.clone(), cancel.clone()));
@@ -155,6 +158,7 @@ impl CoreApp {
             .layer(crate::grpc_util::DetachLayer)
             .add_service(health_service)
             .add_service(reflection)
+            .add_service(reflection_v1alpha)
             .add_service(pb::identity_service_server::IdentityServiceServer::new(
                 IdentityGrpc { core: core.clone() },
             ))
@@ -197,12 +201,71 @@ impl CoreApp {
             )
             .await;
         cancel.cancel();
+        let _ = health_watch.await;
         let _ = janitor.await;
         let _ = listener.await;
         if let Some(dispatcher) = dispatcher {
             let _ = dispatcher.await;
         }
         result.context("gRPC server")
+    }
+}
+
+/// The gRPC services of the core, as gRPC health names them.
+pub const SERVICE_NAMES: &[&str] = &[
+    <pb::identity_service_server::IdentityServiceServer<IdentityGrpc> as tonic::server::NamedService>::NAME,
+    <pb::business_service_server::BusinessServiceServer<BusinessGrpc> as tonic::server::NamedService>::NAME,
+    <pb::admin_service_server::AdminServiceServer<AdminGrpc> as tonic::server::NamedService>::NAME,
+    <pb::team_service_server::TeamServiceServer<TeamGrpc> as tonic::server::NamedService>::NAME,
+    <pb::consent_service_server::ConsentServiceServer<ConsentGrpc> as tonic::server::NamedService>::NAME,
+    <pb::app_service_server::AppServiceServer<AppGrpc> as tonic::server::NamedService>::NAME,
+    <pb::messaging_service_server::MessagingServiceServer<MessagingGrpc> as tonic::server::NamedService>::NAME,
+    <pb::webhook_service_server::WebhookServiceServer<WebhookGrpc> as tonic::server::NamedService>::NAME,
+    <pb::webhook_job_service_server::WebhookJobServiceServer<JobGrpc> as tonic::server::NamedService>::NAME,
+    <pb::grant_service_server::GrantServiceServer<GrantGrpc> as tonic::server::NamedService>::NAME,
+    <pb::qr_service_server::QrServiceServer<QrGrpc> as tonic::server::NamedService>::NAME,
+];
+
+/// How often the core checks that its database answers, and how long it waits for it.
+const HEALTH_INTERVAL: Duration = Duration::from_secs(2);
+
+async fn set_health(
+    reporter: &tonic_health::server::HealthReporter,
+    status: tonic_health::ServingStatus,
+) {
+    reporter.set_service_status("", status).await;
+    for name in SERVICE_NAMES {
+        reporter.set_service_status(*name, status).await;
+    }
+}
+
+/// gRPC health follows the database: every service (and `""`) is NOT_SERVING while the
+/// database does not answer, SERVING again once it does. The gateway's `/readyz` reads `""`.
+async fn watch_database(
+    core: Arc<Core>,
+    reporter: tonic_health::server::HealthReporter,
+    cancel: CancellationToken,
+) {
+    let mut serving = true;
+    loop {
+        tokio::select! {
+            () = cancel.cancelled() => return,
+            () = tokio::time::sleep(HEALTH_INTERVAL) => {}
+        }
+        let answers = tokio::time::timeout(HEALTH_INTERVAL, core.db.ping())
+            .await
+            .is_ok_and(|r| r.is_ok());
+        if answers == serving {
+            continue;
+        }
+        serving = answers;
+        if serving {
+            tracing::info!("the database answers again: gRPC health SERVING");
+            set_health(&reporter, tonic_health::ServingStatus::Serving).await;
+        } else {
+            tracing::error!("the database does not answer: gRPC health NOT_SERVING");
+            set_health(&reporter, tonic_health::ServingStatus::NotServing).await;
+        }
     }
 }
 

@@ -528,6 +528,35 @@ impl TestApp {
         reply.data().clone()
     }
 
+    /// PostgreSQL only: refuses new connections to this test's database and ends the open ones
+    /// (`down`), or allows them again: for the core, the database is away. False on SQLite.
+    pub async fn postgres_down(&self, down: bool) -> bool {
+        let TestDb::Postgres { admin_url, name } = &self._db else {
+            return false;
+        };
+        let admin = Database::connect(admin_url.as_str())
+            .await
+            .expect("admin connection");
+        admin
+            .execute_unprepared(&format!(
+                "ALTER DATABASE \"{name}\" ALLOW_CONNECTIONS {}",
+                !down
+            ))
+            .await
+            .expect("ALTER DATABASE");
+        if down {
+            admin
+                .execute_unprepared(&format!(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                     WHERE datname = '{name}' AND pid <> pg_backend_pid()"
+                ))
+                .await
+                .expect("terminating connections");
+        }
+        let _ = admin.close().await;
+        true
+    }
+
     /// A new user, signed in; returns (user id, access token).
     pub async fn user(&self, phone: &str) -> (String, String) {
         let id = self.create_user(phone).await;

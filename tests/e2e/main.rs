@@ -3,6 +3,7 @@
 mod fixtures;
 mod fuzz;
 mod harness;
+mod health;
 
 mod apps;
 mod auth_otp;
