@@ -12,7 +12,9 @@ no answer is a 500 (or anything but the envelope); every failure is 503 `service
 (or 409 `idempotency_in_progress` while a first attempt is still being written); every answer
 comes within CORE_TIMEOUT_SECS (plus slack); a retry after recovery is answered within 5 s of the
 service being back; every acknowledged send is stored exactly once, a key never names two
-messages, and every message ends with exactly one outcome event.
+messages, and every message ends with exactly one outcome event. During the PostgreSQL outage
+`/readyz` answers 503, and afterwards the core's metrics count failed statements and its log
+has error lines that name the requests they failed.
 
     python3 .ci/faults.py [--target-dir target/debug]
 """
@@ -121,7 +123,8 @@ class Stack:
 
     def __init__(self, bindir, database_url, logdir):
         self.database_url = database_url
-        grpc, http_port = free_port(), free_port()
+        grpc, http_port, metrics_port = free_port(), free_port(), free_port()
+        self.metrics = f"http://127.0.0.1:{metrics_port}/metrics"
         self.core_url = f"http://127.0.0.1:{grpc}"
         self.api = f"http://127.0.0.1:{http_port}"
         env = dict(os.environ)
@@ -131,8 +134,9 @@ class Stack:
         self.env = env
         core_env = dict(env, DATABASE_URL=database_url, GRPC_ADDR=f"127.0.0.1:{grpc}",
                         JWT_SECRET=JWT_SECRET, MASTER_KEY=MASTER_KEY,
-                        DATABASE_MAX_CONNECTIONS="10")
-        gw_env = dict(env, HTTP_ADDR=f"127.0.0.1:{http_port}",
+                        DATABASE_MAX_CONNECTIONS="10",
+                        METRICS_ADDR=f"127.0.0.1:{metrics_port}")
+        gw_env = dict(env, HTTP_ADDR=f"127.0.0.1:{http_port}", METRICS_ADDR="off",
                       CORE_TIMEOUT_SECS=str(CORE_TIMEOUT_SECS))
         self.bindir = bindir
         self.core = Proc("core", [os.path.join(bindir, "core-service")], core_env, logdir)
@@ -398,7 +402,21 @@ def private_postgres(bindir, logdir):
             log("PostgreSQL back")
             time.sleep(4)
         load.stop()
-        return check(load, stack, recoveries, "PostgreSQL stopped twice")
+        failures = check(load, stack, recoveries, "PostgreSQL stopped twice")
+        # The outage is visible to an operator: failed statements in the metrics, and error
+        # lines that name the request they failed.
+        _, scraped = http("GET", stack.metrics, timeout=5)
+        failed = [l for l in scraped.decode().splitlines()
+                  if l.startswith("db_statement_failures_total")]
+        if not failed or float(failed[0].split()[-1]) <= 0:
+            failures.append(f"db_statement_failures_total did not count the outage: {failed}")
+        with open(stack.core.logpath, errors="replace") as f:
+            errors = [l for l in f if " ERROR " in l and "request_id=" in l]
+        if not errors:
+            failures.append("no error line of the core names the request it failed")
+        log(f"PostgreSQL stopped twice: {failed[0] if failed else 'no metric'}; "
+            f"{len(errors)} error lines with a request id")
+        return failures
     finally:
         stack.stop()
         subprocess.run(pg_ctl + ["-m", "immediate", "stop"], capture_output=True)

@@ -139,6 +139,7 @@ impl CoreApp {
         ));
 
         let janitor = tokio::spawn(janitor(core.clone(), cancel.clone()));
+        let sampler = tokio::spawn(crate::metrics::sample(core.clone(), cancel.clone()));
         let listener = tokio::spawn(listen_for_other_cores(core.clone(), cancel.clone()));
         let dispatcher = (self.dispatch_concurrency > 0).then(|| {
             let dispatcher = Dispatcher::new(
@@ -155,6 +156,7 @@ impl CoreApp {
             // would fail the other calls in flight on that connection).
             .http2_max_pending_accept_reset_streams(Some(10_000))
             .layer(crate::grpc_util::access_log())
+            .layer(crate::grpc_util::GrpcMetricsLayer)
             .layer(crate::grpc_util::DetachLayer)
             .add_service(health_service)
             .add_service(reflection)
@@ -203,6 +205,7 @@ impl CoreApp {
         cancel.cancel();
         let _ = health_watch.await;
         let _ = janitor.await;
+        let _ = sampler.await;
         let _ = listener.await;
         if let Some(dispatcher) = dispatcher {
             let _ = dispatcher.await;

@@ -45,6 +45,11 @@ pub struct CoreConfig {
     #[arg(long, env = "INTERNAL_TOKEN", hide_env_values = true)]
     pub internal_token: Option<String>,
 
+    /// Where `GET /metrics` (Prometheus text) is served, on a listener of its own; `off` for
+    /// nowhere. The all-in-one serves its core's, gateway's and worker's metrics there.
+    #[arg(long, env = "METRICS_ADDR", default_value = "127.0.0.1:9464")]
+    pub metrics_addr: proto::metrics::MetricsAddr,
+
     #[command(flatten)]
     pub sms: SmsConfig,
 
@@ -216,6 +221,7 @@ impl CoreConfig {
             .unwrap_or_else(|e| panic!("defaults must parse: {e}"));
         config.database.database_url = database_url.into();
         config.grpc_addr = SocketAddr::from(([127, 0, 0, 1], 0));
+        config.metrics_addr = proto::metrics::MetricsAddr(None);
         config
     }
 }

@@ -131,15 +131,83 @@ pub fn access_log() -> tower_http::trace::TraceLayer<
                     .and_then(|v| v.to_str().ok())
                     .and_then(|v| v.parse::<i32>().ok())
                     .unwrap_or(0);
-                tracing::info!(
-                    target: "access",
-                    grpc_code = ?tonic::Code::from_i32(code),
-                    latency_ms = latency.as_secs_f64() * 1000.0,
-                    "call"
-                );
+                let code = tonic::Code::from_i32(code);
+                let latency_ms = latency.as_secs_f64() * 1000.0;
+                // A failure of ours (not the caller's) is an error line, with the request id.
+                if matches!(
+                    code,
+                    tonic::Code::Internal | tonic::Code::Unavailable | tonic::Code::Unknown
+                ) {
+                    tracing::error!(target: "access", grpc_code = ?code, latency_ms, "call failed");
+                } else {
+                    tracing::info!(target: "access", grpc_code = ?code, latency_ms, "call");
+                }
             },
         )
         .on_body_chunk(())
         .on_eos(())
         .on_failure(())
+}
+
+/// Counts every gRPC call by method and code, with its latency:
+/// `grpc_server_calls_total{method, code}` and `grpc_server_call_duration_seconds{method}`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GrpcMetricsLayer;
+
+impl<S> tower::Layer<S> for GrpcMetricsLayer {
+    type Service = GrpcMetrics<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        GrpcMetrics(inner)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct GrpcMetrics<S>(S);
+
+impl<S, B, R> tower::Service<tonic::codegen::http::Request<B>> for GrpcMetrics<S>
+where
+    S: tower::Service<
+            tonic::codegen::http::Request<B>,
+            Response = tonic::codegen::http::Response<R>,
+        >,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = futures::future::BoxFuture<'static, Result<S::Response, S::Error>>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), S::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: tonic::codegen::http::Request<B>) -> Self::Future {
+        let method = request.uri().path().to_string();
+        let started = std::time::Instant::now();
+        let call = self.0.call(request);
+        Box::pin(async move {
+            let result = call.await;
+            let code = match &result {
+                Ok(response) => response
+                    .headers()
+                    .get("grpc-status")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.parse::<i32>().ok())
+                    .map_or(tonic::Code::Ok, tonic::Code::from_i32),
+                Err(_) => tonic::Code::Unknown,
+            };
+            metrics::counter!(
+                "grpc_server_calls_total",
+                "method" => method.clone(),
+                "code" => format!("{code:?}"),
+            )
+            .increment(1);
+            metrics::histogram!("grpc_server_call_duration_seconds", "method" => method)
+                .record(started.elapsed().as_secs_f64());
+            result
+        })
+    }
 }

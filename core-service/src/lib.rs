@@ -18,6 +18,7 @@ pub mod grpc_util;
 pub mod identity;
 pub mod limits;
 pub mod messaging;
+pub mod metrics;
 pub mod qr;
 pub mod secrets;
 pub mod sms;

@@ -50,6 +50,21 @@ fn wait(stored: i64, now: i64, rate: Rate) -> Option<Duration> {
     (now < allow_at).then(|| Duration::from_micros((allow_at - now) as u64))
 }
 
+/// Counts a refusal by a limit, labelled by the kind of limit (the key's prefix, such as
+/// `otp_request` or `send`: never the phone number or address in the key).
+pub fn count_refusal(limit: &str) {
+    metrics::counter!("rate_limit_refusals_total", "limit" => limit.to_string()).increment(1);
+}
+
+/// The kind of a limit key: its first two `:`-separated parts (`otp_request:cooldown` of
+/// `otp_request:cooldown:+14155550123`).
+fn kind(key: &str) -> &str {
+    match key.match_indices(':').nth(1) {
+        Some((end, _)) => &key[..end],
+        None => key,
+    }
+}
+
 /// A clock reading older than this when a limit refuses is read again and the limit retried.
 const STALE_AFTER_US: i64 = 20_000;
 
@@ -101,6 +116,9 @@ impl Limiter {
                 if !retried && self.went_stale(now) {
                     retried = true;
                     continue;
+                }
+                if let Some((key, _)) = limits.first() {
+                    count_refusal(kind(key));
                 }
                 return Err(AppError::retry_after(code, wait, "request limit reached"));
             }
@@ -380,7 +398,10 @@ impl Budget {
                 local.valid_until_us = now + rate.period.as_micros() as i64;
                 Ok(())
             }
-            Err(wait) => Err(AppError::retry_after(code, wait, "request limit reached")),
+            Err(wait) => {
+                count_refusal(kind(key));
+                Err(AppError::retry_after(code, wait, "request limit reached"))
+            }
         }
     }
 
@@ -425,6 +446,17 @@ mod tests {
         }
         assert_eq!(after(tat, 0, rate), Err(Duration::from_secs(720)));
         assert!(after(tat, 720_000_000, rate).is_ok());
+    }
+
+    #[test]
+    fn a_refusal_is_labelled_by_the_kind_of_limit_never_by_its_subject() {
+        assert_eq!(
+            kind("otp_request:cooldown:+14155550123"),
+            "otp_request:cooldown"
+        );
+        assert_eq!(kind("otp_request:ip:2001:db8::1"), "otp_request:ip");
+        assert_eq!(kind("send:business"), "send:business");
+        assert_eq!(kind("plain"), "plain");
     }
 
     #[test]

@@ -56,9 +56,13 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn serve(config: CoreConfig) -> anyhow::Result<()> {
+    let metrics_addr = config.metrics_addr;
     let app = CoreApp::build(config, Overrides::default()).await?;
-    tracing::info!(addr = %app.local_addr(), "core gRPC listening");
     let cancel = CancellationToken::new();
+    if let Some(addr) = metrics_addr.serve(cancel.clone()).await? {
+        tracing::info!("metrics at http://{addr}/metrics");
+    }
+    tracing::info!(addr = %app.local_addr(), "core gRPC listening");
     let stop = cancel.clone();
     tokio::spawn(async move {
         telemetry::shutdown_signal().await;

@@ -24,6 +24,7 @@ fn first_lines(format: Option<&str>) -> Vec<String> {
             format!("sqlite://{}/core.db", dir.display()),
         )
         .env("GRPC_ADDR", "127.0.0.1:0")
+        .env("METRICS_ADDR", "off")
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     if let Some(format) = format {

@@ -76,9 +76,34 @@ pub fn router(state: AppState, config: &GatewayConfig) -> Router {
     .layer(axum::middleware::from_fn(refuse_oversized_headers))
     .layer(CatchPanicLayer::custom(panic_response))
     .layer(PropagateRequestIdLayer::new(request_id.clone()))
+    .layer(axum::middleware::from_fn(http_metrics))
     .layer(access_log(config.http.trust_proxy))
     .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
     .layer(axum::middleware::map_request(drop_unusable_request_id))
+}
+
+/// Counts every request by route template, method and status, with its latency:
+/// `http_requests_total{method, route, status}` and
+/// `http_request_duration_seconds{method, route}`.
+async fn http_metrics(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let route = request
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map_or("(no route)", |p| p.as_str())
+        .to_string();
+    let method = request.method().as_str().to_string();
+    let started = std::time::Instant::now();
+    let response = next.run(request).await;
+    metrics::counter!(
+        "http_requests_total",
+        "method" => method.clone(),
+        "route" => route.clone(),
+        "status" => response.status().as_u16().to_string(),
+    )
+    .increment(1);
+    metrics::histogram!("http_request_duration_seconds", "method" => method, "route" => route)
+        .record(started.elapsed().as_secs_f64());
+    response
 }
 
 /// One access-log line per request (target `access`, at `info`): method, route template (never
@@ -124,12 +149,13 @@ fn access_log(
         .on_request(())
         .on_response(
             |response: &Response, latency: Duration, _span: &tracing::Span| {
-                tracing::info!(
-                    target: "access",
-                    status = response.status().as_u16(),
-                    latency_ms = latency.as_secs_f64() * 1000.0,
-                    "request"
-                );
+                let status = response.status().as_u16();
+                let latency_ms = latency.as_secs_f64() * 1000.0;
+                if response.status().is_server_error() {
+                    tracing::error!(target: "access", status, latency_ms, "request failed");
+                } else {
+                    tracing::info!(target: "access", status, latency_ms, "request");
+                }
             },
         )
         .on_body_chunk(())

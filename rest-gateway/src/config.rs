@@ -16,6 +16,11 @@ pub struct GatewayConfig {
     #[arg(long, env = "INTERNAL_TOKEN", hide_env_values = true)]
     pub internal_token: Option<String>,
 
+    /// Where `GET /metrics` (Prometheus text) is served, on a listener of its own (never the
+    /// API port); `off` for nowhere.
+    #[arg(long, env = "METRICS_ADDR", default_value = "127.0.0.1:9465")]
+    pub metrics_addr: proto::metrics::MetricsAddr,
+
     #[command(flatten)]
     pub http: HttpSettings,
 }
@@ -83,6 +88,7 @@ impl GatewayConfig {
         GatewayConfig {
             core_url: core_url.into(),
             internal_token: None,
+            metrics_addr: proto::metrics::MetricsAddr(None),
             http: HttpSettings::default(),
         }
     }

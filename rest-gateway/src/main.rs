@@ -23,6 +23,9 @@ async fn main() -> std::process::ExitCode {
         let app = GatewayApp::build(cli.config.clone()).await?;
         tracing::info!(addr = %app.local_addr(), core = %cli.config.core_url, "gateway listening");
         let cancel = CancellationToken::new();
+        if let Some(addr) = cli.config.metrics_addr.serve(cancel.clone()).await? {
+            tracing::info!("metrics at http://{addr}/metrics");
+        }
         let stop = cancel.clone();
         tokio::spawn(async move {
             let _ = tokio::signal::ctrl_c().await;

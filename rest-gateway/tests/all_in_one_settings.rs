@@ -52,6 +52,7 @@ fn max_body_bytes_takes_effect_in_the_all_in_one() {
         .env("HTTP_ADDR", "127.0.0.1:0")
         .env("GRPC_ADDR", "127.0.0.1:0")
         .env("MAX_BODY_BYTES", "100")
+        .env("METRICS_ADDR", "off")
         .env("WORKER_CONCURRENCY", "3")
         .env("CORE_TIMEOUT_SECS", "5")
         .env_remove("CORE_URL")

@@ -1,7 +1,8 @@
 //! Logs as an operator reads them: `LOG_FORMAT=json` gives JSON lines on every binary, text has
 //! no colour codes when standard error is not a terminal, and each HTTP request gets one access
 //! line (route template, status, latency, request id, client IP) whose request id is also on
-//! the core's line for the gRPC call it caused.
+//! the core's line for the gRPC call it caused. Metrics are served on `METRICS_ADDR`, not on
+//! the API port.
 
 #![cfg(feature = "embedded")]
 
@@ -116,6 +117,7 @@ fn json_logs_carry_one_access_line_per_request_with_its_request_id_in_gateway_an
             ("HTTP_ADDR", "127.0.0.1:0"),
             ("GRPC_ADDR", "127.0.0.1:0"),
             ("LOG_FORMAT", "json"),
+            ("METRICS_ADDR", "off"),
         ],
     );
     let addr = addr.expect("the all-in-one started");
@@ -173,6 +175,7 @@ fn text_logs_written_to_a_pipe_have_no_colour_codes_and_json_works_on_the_standa
             ("DATABASE_URL", &url),
             ("HTTP_ADDR", "127.0.0.1:0"),
             ("GRPC_ADDR", "127.0.0.1:0"),
+            ("METRICS_ADDR", "off"),
         ],
     );
     let lines = lines_until(&rx, |l| l.contains("gateway listening"));
@@ -188,6 +191,7 @@ fn text_logs_written_to_a_pipe_have_no_colour_codes_and_json_works_on_the_standa
             ("HTTP_ADDR", "127.0.0.1:0"),
             ("CORE_URL", "http://127.0.0.1:9"),
             ("LOG_FORMAT", "json"),
+            ("METRICS_ADDR", "off"),
         ],
     );
     let lines = lines_until(&rx, |l| l.contains("gateway listening"));
@@ -197,5 +201,55 @@ fn text_logs_written_to_a_pipe_have_no_colour_codes_and_json_works_on_the_standa
             serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
         assert!(v["level"].is_string(), "{line}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn http_get(addr: &str, path: &str) -> String {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+#[test]
+fn metrics_are_served_on_metrics_addr_and_never_on_the_api_port() {
+    let (dir, url) = temp_db();
+    let (_running, rx, addr) = start(
+        ALL_IN_ONE,
+        &[
+            ("DATABASE_URL", &url),
+            ("HTTP_ADDR", "127.0.0.1:0"),
+            ("GRPC_ADDR", "127.0.0.1:0"),
+            ("METRICS_ADDR", "127.0.0.1:0"),
+        ],
+    );
+    let api = addr.expect("the all-in-one started");
+    let lines = lines_until(&rx, |l| l.contains("metrics at http://"));
+    let metrics = lines
+        .iter()
+        .find_map(|l| l.split("metrics at http://").nth(1))
+        .and_then(|rest| rest.split('/').next())
+        .expect("the all-in-one says where its metrics are")
+        .to_string();
+    assert!(http_get(&api, "/healthz").starts_with("HTTP/1.1 200"));
+    let scraped = http_get(&metrics, "/metrics");
+    assert!(scraped.starts_with("HTTP/1.1 200"), "{scraped}");
+    assert!(scraped.contains("text/plain; version=0.0.4"), "{scraped}");
+    assert!(
+        scraped.contains("http_requests_total{") && scraped.contains("route=\"/healthz\""),
+        "{scraped}"
+    );
+    assert!(http_get(&metrics, "/other").starts_with("HTTP/1.1 404"));
+    let public = http_get(&api, "/metrics");
+    assert!(public.starts_with("HTTP/1.1 404"), "{public}");
+    assert!(public.contains("\"not_found\""), "{public}");
     let _ = std::fs::remove_dir_all(&dir);
 }

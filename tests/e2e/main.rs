@@ -17,6 +17,7 @@ mod error_codes;
 mod history;
 mod http_edges;
 mod me;
+mod metrics;
 mod openapi;
 mod qr;
 mod receiver;

@@ -558,6 +558,8 @@ async fn baseline(
 #[tokio::main]
 async fn main() {
     let args = Args::parse();
+    // Record metrics as the binaries do, so their cost is in the figures.
+    let _ = proto::metrics::handle();
     let backend = match args.db.as_str() {
         "postgres" | "pg" => Backend::Postgres,
         "sqlite" => Backend::Sqlite,

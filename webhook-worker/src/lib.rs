@@ -29,6 +29,10 @@ pub struct WorkerConfig {
     #[arg(long, env = "INTERNAL_TOKEN", hide_env_values = true)]
     pub internal_token: Option<String>,
 
+    /// Where `GET /metrics` (Prometheus text) is served; `off` for nowhere.
+    #[arg(long, env = "METRICS_ADDR", default_value = "127.0.0.1:9466")]
+    pub metrics_addr: proto::metrics::MetricsAddr,
+
     #[command(flatten)]
     pub settings: WorkerSettings,
 }
@@ -52,6 +56,7 @@ impl WorkerConfig {
         WorkerConfig {
             core_url: core_url.into(),
             internal_token: None,
+            metrics_addr: proto::metrics::MetricsAddr(None),
             settings: WorkerSettings::default(),
         }
     }
@@ -182,6 +187,14 @@ impl Worker {
                         () = cancel.cancelled() => return,
                         report = deliver(&http, &job) => report,
                     };
+                    let result = match (report.http_status, report.error.as_deref()) {
+                        (Some(status), _) if (200..300).contains(&status) => "2xx",
+                        (Some(_), _) => "non_2xx",
+                        (None, Some("timeout")) => "timeout",
+                        (None, _) => "connection_error",
+                    };
+                    metrics::counter!("webhook_worker_deliveries_total", "result" => result)
+                        .increment(1);
                     match (report.http_status, &report.error) {
                         (Some(status), _) if (200..300).contains(&status) => {
                             tracing::debug!(status, "delivered");

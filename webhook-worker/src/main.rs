@@ -20,6 +20,14 @@ async fn main() -> std::process::ExitCode {
     proto::telemetry::init_logging(proto::telemetry::DEFAULT_FILTER);
     let cli = Cli::parse();
     let cancel = CancellationToken::new();
+    match cli.config.metrics_addr.serve(cancel.clone()).await {
+        Ok(Some(addr)) => tracing::info!("metrics at http://{addr}/metrics"),
+        Ok(None) => {}
+        Err(err) => {
+            eprintln!("error: binding METRICS_ADDR: {err}");
+            return std::process::ExitCode::FAILURE;
+        }
+    }
     let stop = cancel.clone();
     tokio::spawn(async move {
         let _ = tokio::signal::ctrl_c().await;

@@ -14,6 +14,7 @@ fn first_lines(format: Option<&str>) -> Vec<String> {
         .env_remove("NO_COLOR")
         .env_remove("LOG_FORMAT")
         .env("CORE_URL", "http://127.0.0.1:9")
+        .env("METRICS_ADDR", "off")
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     if let Some(format) = format {
@@ -55,7 +56,7 @@ fn log_format_json_writes_json_lines() {
     for line in first_lines(Some("json")) {
         let v: serde_json::Value =
             serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
-        assert_eq!(v["level"], "WARN", "{line}");
+        assert!(v["level"].is_string() && v["fields"].is_object(), "{line}");
     }
 }
 

@@ -319,6 +319,7 @@ async fn accept(
     }
 
     let id = Uuid::now_v7();
+    let outgoing_category = outgoing.category.as_str();
     let limit = (outgoing.category == Category::Service).then(|| {
         (
             format!("send:service:{}:{}", sender.business_id, recipient_id),
@@ -342,6 +343,8 @@ async fn accept(
         created_at: now,
         completed_at: None,
     };
+    let source_label = sender.source.as_str();
+    let category_label = outgoing_category;
     let written = core
         .sends
         .write(store::NewSend {
@@ -353,16 +356,25 @@ async fn accept(
     let answer = match written {
         Ok(Written::Accepted) => {
             core.dispatch_wakeup.notify_one();
+            metrics::counter!(
+                "messages_accepted_total",
+                "source" => source_label,
+                "category" => category_label,
+            )
+            .increment(1);
             return Ok(id);
         }
         Ok(Written::Replay(original)) => Ok(original),
         Ok(Written::Conflict) => Err(conflict()),
         Ok(Written::InProgress) => Err(in_progress()),
-        Ok(Written::Limited(wait)) => Err(AppError::retry_after(
-            ErrorCode::BusinessSendRateLimited,
-            wait,
-            "one service message per recipient per minute",
-        )),
+        Ok(Written::Limited(wait)) => Err({
+            crate::limits::count_refusal("service_recipient");
+            AppError::retry_after(
+                ErrorCode::BusinessSendRateLimited,
+                wait,
+                "one service message per recipient per minute",
+            )
+        }),
         Err(err) => Err(err),
     };
     // Nothing was sent: the unit goes back.

@@ -564,6 +564,16 @@ pub async fn record_outcomes(
             .await?;
     }
     txn.commit().await?;
+    for (message, outcome) in decided {
+        if recorded.contains(&message.id) {
+            let outcome = if outcome.delivered {
+                "delivered"
+            } else {
+                "failed"
+            };
+            metrics::counter!("message_outcomes_total", "outcome" => outcome).increment(1);
+        }
+    }
     Ok((recorded.len(), queued))
 }
 

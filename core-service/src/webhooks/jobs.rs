@@ -232,6 +232,11 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
             _ => others.push((*id, *report)),
         }
     }
+    for (_, report) in &parsed {
+        metrics::counter!("webhook_attempts_total", "result" => attempt_label(report)).increment(1);
+        metrics::histogram!("webhook_attempt_duration_seconds")
+            .record(f64::from(report.duration_ms.unwrap_or(0)) / 1000.0);
+    }
     let durations: HashMap<Uuid, i64> = parsed
         .iter()
         .map(|(id, r)| (*id, i64::from(r.duration_ms.unwrap_or(0))))
@@ -305,6 +310,18 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
         "webhook attempts recorded"
     );
     Ok(())
+}
+
+/// How a reported attempt went, as the `result` label of `webhook_attempts_total`: `2xx`,
+/// `retryable` (408, 429, 3xx, 5xx), `permanent` (other 4xx), `timeout` or `connection_error`.
+fn attempt_label(report: &pb::JobReport) -> &'static str {
+    match (report.http_status, classify(report.http_status)) {
+        (Some(_), Verdict::Succeeded) => "2xx",
+        (Some(_), Verdict::Permanent) => "permanent",
+        (Some(_), Verdict::Retry) => "retryable",
+        (None, _) if report.error.as_deref() == Some("timeout") => "timeout",
+        (None, _) => "connection_error",
+    }
 }
 
 /// The endpoints of reports that took [`SLOW_ATTEMPT`] or more, or got no answer at all.

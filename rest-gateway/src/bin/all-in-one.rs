@@ -40,11 +40,14 @@ async fn main() -> std::process::ExitCode {
 async fn run(cli: Cli) -> anyhow::Result<()> {
     let database = core_service::db::redact(&cli.core.database.database_url);
     let internal_token = cli.core.internal_token.clone();
+    let metrics_addr = cli.core.metrics_addr;
     let core = CoreApp::build(cli.core, Overrides::default()).await?;
     let grpc = core.local_addr();
     let gateway_config = GatewayConfig {
         core_url: format!("http://{grpc}"),
         internal_token: internal_token.clone(),
+        // One listener for the whole process: the core's METRICS_ADDR, below.
+        metrics_addr: proto::metrics::MetricsAddr(None),
         http: cli.http,
     };
     let gateway = GatewayApp::build(gateway_config).await?;
@@ -55,6 +58,13 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     worker_config.settings = cli.worker;
 
     let cancel = CancellationToken::new();
+    if let Some(addr) = metrics_addr
+        .serve(cancel.clone())
+        .await
+        .map_err(|e| anyhow::anyhow!("binding METRICS_ADDR: {e}"))?
+    {
+        tracing::info!("metrics at http://{addr}/metrics");
+    }
     let core_task = tokio::spawn(core.run_until_stopped(cancel.clone()));
     let gateway_task = tokio::spawn(gateway.run_until_stopped(cancel.clone()));
     let worker_task = tokio::spawn(webhook_worker::run_until_stopped(
