@@ -95,6 +95,16 @@ where
     }
 }
 
+/// The code of a gRPC answer from its headers: errors travel there (a trailers-only answer);
+/// a success or a stream has its status in the trailers, after the headers: `Ok` here.
+fn grpc_code(headers: &tonic::codegen::http::HeaderMap) -> tonic::Code {
+    headers
+        .get("grpc-status")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<i32>().ok())
+        .map_or(tonic::Code::Ok, tonic::Code::from_i32)
+}
+
 /// One access-log line per gRPC call (target `access`, at `info`): the method, its gRPC code
 /// and latency, in a span that carries the caller's `x-request-id` (the gateway forwards the
 /// HTTP request's), so every line the call causes names it.
@@ -123,15 +133,7 @@ pub fn access_log() -> tower_http::trace::TraceLayer<
             |response: &tonic::codegen::http::Response<tonic::body::Body>,
              latency: std::time::Duration,
              _span: &tracing::Span| {
-                // Errors travel in the headers (a trailers-only answer); a stream or a success
-                // has its status in the trailers, after this line: 0 here.
-                let code = response
-                    .headers()
-                    .get("grpc-status")
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.parse::<i32>().ok())
-                    .unwrap_or(0);
-                let code = tonic::Code::from_i32(code);
+                let code = grpc_code(response.headers());
                 let latency_ms = latency.as_secs_f64() * 1000.0;
                 // A failure of ours (not the caller's) is an error line, with the request id.
                 if matches!(
@@ -191,12 +193,7 @@ where
         Box::pin(async move {
             let result = call.await;
             let code = match &result {
-                Ok(response) => response
-                    .headers()
-                    .get("grpc-status")
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.parse::<i32>().ok())
-                    .map_or(tonic::Code::Ok, tonic::Code::from_i32),
+                Ok(response) => grpc_code(response.headers()),
                 Err(_) => tonic::Code::Unknown,
             };
             metrics::counter!(
