@@ -140,7 +140,12 @@ impl Load {
     /// Sends one message on `connection`; returns the id when accepted.
     async fn send(&self, connection: &mut Connection, key: &str, n: usize) -> Option<String> {
         use http_body_util::BodyExt;
-        connection.sender.ready().await.ok()?;
+        if connection.sender.ready().await.is_err() {
+            // The gateway closed an idle keep-alive connection (HEADER_READ_TIMEOUT_SECS), as
+            // servers do: a client opens a new one.
+            *connection = self.connect().await;
+            connection.sender.ready().await.ok()?;
+        }
         let request = hyper::Request::post(&self.path)
             .header("host", &self.addr)
             .header("authorization", &self.token)
@@ -150,10 +155,17 @@ impl Load {
                 self.bodies[n % self.bodies.len()].clone(),
             ))
             .ok()?;
-        let response = connection.sender.send_request(request).await.ok()?;
-        let ok = response.status() == 200;
+        let response = match connection.sender.send_request(request).await {
+            Ok(response) => response,
+            Err(err) => {
+                eprintln!("send failed: {err}");
+                return None;
+            }
+        };
+        let status = response.status();
         let body = response.into_body().collect().await.ok()?.to_bytes();
-        if !ok {
+        if status != 200 {
+            eprintln!("send refused: {status} {}", String::from_utf8_lossy(&body));
             return None;
         }
         let body: serde_json::Value = serde_json::from_slice(&body).ok()?;
