@@ -24,10 +24,19 @@ struct Cli {
 enum Command {
     /// Serve gRPC (the default when no command is given).
     Serve(Box<CoreConfig>),
-    /// Apply pending database migrations and exit.
-    Migrate(DatabaseConfig),
+    /// Apply pending database migrations and exit (`--status`: list applied and pending ones).
+    Migrate(MigrateArgs),
     /// Operator commands against a running core; each prints JSON.
     Admin(AdminArgs),
+}
+
+#[derive(clap::Args)]
+struct MigrateArgs {
+    #[command(flatten)]
+    database: DatabaseConfig,
+    /// Print the applied and the pending migrations (JSON) and change nothing.
+    #[arg(long)]
+    status: bool,
 }
 
 #[tokio::main]
@@ -37,7 +46,8 @@ async fn main() -> std::process::ExitCode {
     let result = match cli.command {
         None => serve(cli.serve).await,
         Some(Command::Serve(config)) => serve(*config).await,
-        Some(Command::Migrate(database)) => migrate(database).await,
+        Some(Command::Migrate(args)) if args.status => migration_status(args.database).await,
+        Some(Command::Migrate(args)) => migrate(args.database).await,
         Some(Command::Admin(args)) => match cli::run(args).await {
             Ok(value) => {
                 println!("{value}");
@@ -69,6 +79,22 @@ async fn serve(config: CoreConfig) -> anyhow::Result<()> {
         stop.cancel();
     });
     app.run_until_stopped(cancel).await
+}
+
+async fn migration_status(database: DatabaseConfig) -> anyhow::Result<()> {
+    use migrations::{Migrator, MigratorTrait};
+    let conn = db::connect(&database.database_url, 2).await?;
+    let names = |list: Vec<sea_orm_migration::Migration>| -> Vec<String> {
+        list.iter().map(|m| m.name().to_string()).collect()
+    };
+    let applied = names(Migrator::get_applied_migrations(&conn).await?);
+    let pending = names(Migrator::get_pending_migrations(&conn).await?);
+    conn.close().await?;
+    println!(
+        "{}",
+        serde_json::json!({ "applied": applied, "pending": pending })
+    );
+    Ok(())
 }
 
 async fn migrate(database: DatabaseConfig) -> anyhow::Result<()> {

@@ -19,6 +19,7 @@ mod http_edges;
 mod me;
 mod metrics;
 mod openapi;
+mod operator;
 mod qr;
 mod receiver;
 mod recipes;

@@ -66,6 +66,67 @@ pub enum AdminCommand {
         #[arg(long)]
         status: Option<String>,
     },
+    /// Finds a user by phone number; prints the user, their business and role.
+    FindUser {
+        #[arg(long)]
+        phone: String,
+    },
+    /// Shows a business (by id, or by the phone of its owner or a member) with its team, apps
+    /// and webhook endpoints.
+    GetBusiness {
+        #[arg(long, conflicts_with = "phone", required_unless_present = "phone")]
+        id: Option<String>,
+        #[arg(long)]
+        phone: Option<String>,
+    },
+    /// Lists businesses, newest first.
+    ListBusinesses {
+        /// active or suspended
+        #[arg(long)]
+        status: Option<String>,
+        /// sandbox or live
+        #[arg(long)]
+        mode: Option<String>,
+        /// 1 to 1000
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+    },
+    /// Lifts a phone's lock for the day after too many failed sign-in codes.
+    UnlockPhone {
+        #[arg(long)]
+        phone: String,
+    },
+    /// Deletes one developer app of any business (a leaked token), leaving the business as it is.
+    RevokeApp {
+        #[arg(long)]
+        id: String,
+    },
+    /// Pauses one webhook endpoint of any business.
+    PauseWebhook {
+        #[arg(long)]
+        id: String,
+    },
+}
+
+fn business_json(b: pb::BusinessAccount) -> serde_json::Value {
+    json!({
+        "user_id": b.user_id,
+        "business_name": b.business_name,
+        "category": b.category,
+        "website_url": b.website_url,
+        "status": b.status,
+        "mode": b.mode,
+        "phone_number": b.phone_number,
+        "created_at": b.created_at,
+    })
+}
+
+fn app_json(a: pb::App) -> serde_json::Value {
+    json!({ "id": a.id, "name": a.name, "scopes": a.scopes, "created_at": a.created_at })
+}
+
+fn webhook_json(w: pb::Webhook) -> serde_json::Value {
+    json!({ "id": w.id, "url": w.url, "events": w.events, "active": w.active, "created_at": w.created_at })
 }
 
 fn user_json(user: pb::User) -> serde_json::Value {
@@ -191,16 +252,91 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
                 .await
                 .map_err(describe)?
                 .into_inner();
-            json!({
-                "user_id": b.user_id,
-                "business_name": b.business_name,
-                "category": b.category,
-                "website_url": b.website_url,
-                "status": b.status,
-                "mode": b.mode,
-                "phone_number": b.phone_number,
-                "created_at": b.created_at,
-            })
+            business_json(b)
         }
+        AdminCommand::FindUser { phone } => {
+            let found = client_rpc
+                .find_user(with_token(
+                    token.as_deref(),
+                    pb::FindUserRequest {
+                        phone_number: phone,
+                    },
+                ))
+                .await
+                .map_err(describe)?
+                .into_inner();
+            let mut value = found.user.map(user_json).unwrap_or_default();
+            value["business_account_id"] = json!(found.business_account_id);
+            value["role"] = json!(found.role);
+            value
+        }
+        AdminCommand::GetBusiness { id, phone } => {
+            let detail = client_rpc
+                .get_business(with_token(
+                    token.as_deref(),
+                    pb::GetBusinessRequest {
+                        id,
+                        phone_number: phone,
+                    },
+                ))
+                .await
+                .map_err(describe)?
+                .into_inner();
+            let mut value = detail.business.map(business_json).unwrap_or_default();
+            value["team"] = detail
+                .team
+                .into_iter()
+                .map(|m| json!({ "user_id": m.user_id, "phone_number": m.phone_number, "role": m.role, "added_at": m.added_at }))
+                .collect();
+            value["apps"] = detail.apps.into_iter().map(app_json).collect();
+            value["webhooks"] = detail.webhooks.into_iter().map(webhook_json).collect();
+            value
+        }
+        AdminCommand::ListBusinesses {
+            status,
+            mode,
+            limit,
+        } => {
+            let list = client_rpc
+                .list_businesses(with_token(
+                    token.as_deref(),
+                    pb::ListBusinessesRequest {
+                        status,
+                        mode,
+                        limit,
+                    },
+                ))
+                .await
+                .map_err(describe)?
+                .into_inner();
+            list.businesses.into_iter().map(business_json).collect()
+        }
+        AdminCommand::UnlockPhone { phone } => {
+            let result = client_rpc
+                .unlock_phone(with_token(
+                    token.as_deref(),
+                    pb::UnlockPhoneRequest {
+                        phone_number: phone,
+                    },
+                ))
+                .await
+                .map_err(describe)?
+                .into_inner();
+            json!({ "phone_number": result.phone_number, "was_locked": result.was_locked })
+        }
+        AdminCommand::RevokeApp { id } => app_json(
+            client_rpc
+                .revoke_app(with_token(token.as_deref(), pb::RevokeAppRequest { id }))
+                .await
+                .map_err(describe)?
+                .into_inner(),
+        ),
+        AdminCommand::PauseWebhook { id } => webhook_json(
+            client_rpc
+                .pause_webhook(with_token(token.as_deref(), pb::PauseWebhookRequest { id }))
+                .await
+                .map_err(describe)?
+                .into_inner(),
+        ),
     })
 }

@@ -6,11 +6,13 @@ use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::service;
-use crate::business::grpc::account_pb;
+use crate::apps::grpc::app_pb;
+use crate::business::grpc::{account_pb, member_pb};
 use crate::clock::rfc3339;
 use crate::entities::users;
 use crate::grpc_util::authorization;
 use crate::state::Core;
+use crate::webhooks::grpc::webhook_pb;
 
 pub struct AdminGrpc {
     pub core: Arc<Core>,
@@ -115,5 +117,92 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
             crate::grants::service::revoke_as_operator(&self.core, &body.user_id, &body.client_id)
                 .await?;
         Ok(Response::new(crate::grants::grpc::grant_pb(grant)))
+    }
+
+    async fn find_user(
+        &self,
+        request: Request<pb::FindUserRequest>,
+    ) -> Result<Response<pb::FoundUser>, Status> {
+        self.guard(&request)?;
+        let found = service::find_user(&self.core, &request.get_ref().phone_number).await?;
+        let (business_account_id, role) = match found.membership {
+            Some((id, role)) => (Some(id.to_string()), Some(role)),
+            None => (None, None),
+        };
+        Ok(Response::new(pb::FoundUser {
+            user: Some(user_pb(found.user)),
+            business_account_id,
+            role,
+        }))
+    }
+
+    async fn get_business(
+        &self,
+        request: Request<pb::GetBusinessRequest>,
+    ) -> Result<Response<pb::BusinessDetail>, Status> {
+        self.guard(&request)?;
+        let body = request.get_ref();
+        let detail =
+            service::get_business(&self.core, body.id.as_deref(), body.phone_number.as_deref())
+                .await?;
+        Ok(Response::new(pb::BusinessDetail {
+            business: Some(account_pb(detail.business)),
+            team: detail.team.into_iter().map(member_pb).collect(),
+            apps: detail.apps.into_iter().map(app_pb).collect(),
+            webhooks: detail
+                .webhooks
+                .into_iter()
+                .map(|w| webhook_pb(w, None))
+                .collect(),
+        }))
+    }
+
+    async fn list_businesses(
+        &self,
+        request: Request<pb::ListBusinessesRequest>,
+    ) -> Result<Response<pb::BusinessList>, Status> {
+        self.guard(&request)?;
+        let body = request.get_ref();
+        let businesses = service::list_businesses(
+            &self.core,
+            body.status.as_deref(),
+            body.mode.as_deref(),
+            body.limit,
+        )
+        .await?;
+        Ok(Response::new(pb::BusinessList {
+            businesses: businesses.into_iter().map(account_pb).collect(),
+        }))
+    }
+
+    async fn unlock_phone(
+        &self,
+        request: Request<pb::UnlockPhoneRequest>,
+    ) -> Result<Response<pb::UnlockPhoneResult>, Status> {
+        self.guard(&request)?;
+        let phone = request.get_ref().phone_number.clone();
+        let was_locked = service::unlock_phone(&self.core, &phone).await?;
+        Ok(Response::new(pb::UnlockPhoneResult {
+            phone_number: phone,
+            was_locked,
+        }))
+    }
+
+    async fn revoke_app(
+        &self,
+        request: Request<pb::RevokeAppRequest>,
+    ) -> Result<Response<pb::App>, Status> {
+        self.guard(&request)?;
+        let app = service::revoke_app(&self.core, &request.get_ref().id).await?;
+        Ok(Response::new(app_pb(app)))
+    }
+
+    async fn pause_webhook(
+        &self,
+        request: Request<pb::PauseWebhookRequest>,
+    ) -> Result<Response<pb::Webhook>, Status> {
+        self.guard(&request)?;
+        let endpoint = service::pause_webhook(&self.core, &request.get_ref().id).await?;
+        Ok(Response::new(webhook_pb(endpoint, None)))
     }
 }

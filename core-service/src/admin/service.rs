@@ -187,3 +187,180 @@ pub async fn create_demo(core: &Core, confirm: bool) -> AppResult<Demo> {
         followers,
     })
 }
+
+/// A user found by phone, with their business and role.
+pub struct FoundUser {
+    pub user: users::Model,
+    pub membership: Option<(Uuid, String)>,
+}
+
+/// Errors: `invalid_phone_number`, `user_not_found`.
+pub async fn find_user(core: &Core, phone: &str) -> AppResult<FoundUser> {
+    let phone = PhoneNumber::parse(phone)?;
+    let user = identity_store::user_by_phone(&core.db, phone.as_str())
+        .await?
+        .ok_or_else(|| AppError::new(ErrorCode::UserNotFound, "no user has this phone number"))?;
+    let membership = business_store::membership(&core.db, user.id)
+        .await?
+        .map(|m| (m.business_id, m.role));
+    Ok(FoundUser { user, membership })
+}
+
+/// A business with what an operator looks at.
+pub struct BusinessDetail {
+    pub business: AccountView,
+    pub team: Vec<crate::business::team::Member>,
+    pub apps: Vec<crate::apps::service::AppView>,
+    pub webhooks: Vec<crate::webhooks::service::Endpoint>,
+}
+
+/// A business by id, or by its owner's phone number (or a member's: their business).
+///
+/// Errors: `invalid_request` (neither or both given), `invalid_phone_number`,
+/// `business_not_found`.
+pub async fn get_business(
+    core: &Core,
+    id: Option<&str>,
+    phone: Option<&str>,
+) -> AppResult<BusinessDetail> {
+    let not_found = || AppError::new(ErrorCode::BusinessNotFound, "no such business account");
+    let id = match (id, phone) {
+        (Some(id), None) => Uuid::parse_str(id.trim()).map_err(|_| not_found())?,
+        (None, Some(phone)) => {
+            find_user(core, phone)
+                .await
+                .map_err(|e| match e.code {
+                    ErrorCode::UserNotFound => not_found(),
+                    _ => e,
+                })?
+                .membership
+                .ok_or_else(not_found)?
+                .0
+        }
+        _ => {
+            return Err(AppError::new(
+                ErrorCode::InvalidRequest,
+                "give the business id or a phone number (one of them)",
+            ));
+        }
+    };
+    let business = business_store::business(&core.db, id)
+        .await?
+        .ok_or_else(not_found)?;
+    let owner = identity_store::user_by_id(&core.db, business.id)
+        .await?
+        .ok_or_else(|| AppError::internal("business without owner"))?;
+    let team = business_store::team(&core.db, business.id).await?;
+    let apps = crate::apps::store::list(&core.db, business.id)
+        .await?
+        .into_iter()
+        .map(crate::apps::service::view)
+        .collect::<AppResult<Vec<_>>>()?;
+    let webhooks = crate::webhooks::store::list(&core.db, business.id)
+        .await?
+        .into_iter()
+        .map(crate::webhooks::service::endpoint)
+        .collect();
+    Ok(BusinessDetail {
+        business: AccountView {
+            business,
+            phone_number: owner.phone_number,
+        },
+        team,
+        apps,
+        webhooks,
+    })
+}
+
+/// Businesses, newest first. Errors: `invalid_request` (status, mode or limit).
+pub async fn list_businesses(
+    core: &Core,
+    status: Option<&str>,
+    mode: Option<&str>,
+    limit: u32,
+) -> AppResult<Vec<AccountView>> {
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+    let status = status
+        .map(|s| BusinessStatus::parse(s, "status"))
+        .transpose()?;
+    let mode = mode.map(|m| BusinessMode::parse(m, "mode")).transpose()?;
+    let limit = match limit {
+        0 => 100,
+        1..=1000 => limit,
+        _ => {
+            return Err(AppError::new(ErrorCode::InvalidRequest, "limit: 1 to 1000"));
+        }
+    };
+    let mut query = business_accounts::Entity::find()
+        .order_by_desc(business_accounts::Column::CreatedAt)
+        .order_by_desc(business_accounts::Column::Id)
+        .limit(u64::from(limit));
+    if let Some(status) = status {
+        query = query.filter(business_accounts::Column::Status.eq(status.as_str()));
+    }
+    if let Some(mode) = mode {
+        query = query.filter(business_accounts::Column::Mode.eq(mode.as_str()));
+    }
+    let businesses = query.all(&core.db).await?;
+    let owners: std::collections::HashMap<Uuid, String> = users::Entity::find()
+        .filter(users::Column::Id.is_in(businesses.iter().map(|b| b.id)))
+        .all(&core.db)
+        .await?
+        .into_iter()
+        .map(|u| (u.id, u.phone_number))
+        .collect();
+    Ok(businesses
+        .into_iter()
+        .map(|business| AccountView {
+            phone_number: owners.get(&business.id).cloned().unwrap_or_default(),
+            business,
+        })
+        .collect())
+}
+
+/// Lifts today's lock of a phone after too many failed codes (and forgets its failures).
+/// Returns whether anything was counted. Errors: `invalid_phone_number`.
+pub async fn unlock_phone(core: &Core, phone: &str) -> AppResult<bool> {
+    let phone = PhoneNumber::parse(phone)?;
+    let today = core.clock.now().date_naive();
+    crate::identity::service::clear_failures(core, &phone, today).await
+}
+
+/// Deletes one app of any business. Errors: `invalid_request`, `app_not_found`.
+pub async fn revoke_app(core: &Core, id: &str) -> AppResult<crate::apps::service::AppView> {
+    use sea_orm::EntityTrait;
+    let not_found = || AppError::new(ErrorCode::AppNotFound, "no such app");
+    let id = Uuid::parse_str(id.trim()).map_err(|_| not_found())?;
+    let app = crate::entities::developer_apps::Entity::find_by_id(id)
+        .one(&core.db)
+        .await?
+        .ok_or_else(not_found)?;
+    let deleted = crate::apps::store::delete(&core.db, app.business_id, id).await?;
+    if deleted == 0 {
+        return Err(not_found());
+    }
+    crate::apps::service::view(app)
+}
+
+/// Pauses one endpoint of any business. Errors: `invalid_request`, `webhook_not_found`.
+pub async fn pause_webhook(core: &Core, id: &str) -> AppResult<crate::webhooks::service::Endpoint> {
+    use sea_orm::{EntityTrait, TransactionTrait};
+    let not_found = || AppError::new(ErrorCode::WebhookNotFound, "no such webhook endpoint");
+    let id = Uuid::parse_str(id.trim()).map_err(|_| not_found())?;
+    let webhook = crate::entities::webhooks::Entity::find_by_id(id)
+        .one(&core.db)
+        .await?
+        .ok_or_else(not_found)?;
+    let txn = core.db.begin().await?;
+    let mut row: crate::entities::webhooks::ActiveModel = webhook.into();
+    row.active = Set(false);
+    row.updated_at = Set(core.clock.now());
+    let saved = match crate::webhooks::store::update(&txn, row).await {
+        Ok(saved) => saved,
+        Err(sea_orm::DbErr::RecordNotUpdated) => return Err(not_found()),
+        Err(err) => return Err(err.into()),
+    };
+    crate::webhooks::store::set_queued(&txn, id, false).await?;
+    txn.commit().await?;
+    Ok(crate::webhooks::service::endpoint(saved))
+}

@@ -14,7 +14,7 @@ pub struct AppGrpc {
     pub core: Arc<Core>,
 }
 
-fn app_pb(view: AppView) -> pb::App {
+pub fn app_pb(view: AppView) -> pb::App {
     pb::App {
         id: view.app.id.to_string(),
         name: view.app.name,

@@ -24,7 +24,7 @@ pub struct AppView {
     pub scopes: Scopes,
 }
 
-fn view(app: developer_apps::Model) -> AppResult<AppView> {
+pub fn view(app: developer_apps::Model) -> AppResult<AppView> {
     Ok(AppView {
         scopes: Scopes::from_db(&app.scopes)?,
         app,

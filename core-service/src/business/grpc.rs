@@ -78,7 +78,7 @@ pub struct TeamGrpc {
     pub core: Arc<Core>,
 }
 
-fn member_pb(m: super::team::Member) -> pb::TeamMember {
+pub fn member_pb(m: super::team::Member) -> pb::TeamMember {
     pb::TeamMember {
         user_id: m.user_id.to_string(),
         phone_number: m.phone_number,

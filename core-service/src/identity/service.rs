@@ -139,6 +139,22 @@ fn failures_key(phone: &PhoneNumber, day: chrono::NaiveDate) -> String {
     format!("otp_verify:failures:{}:{day}", phone.as_str())
 }
 
+/// Forgets a phone's failed codes of `day` (an operator lifting the daily lock). Returns
+/// whether any were counted.
+pub async fn clear_failures(
+    core: &Core,
+    phone: &PhoneNumber,
+    day: chrono::NaiveDate,
+) -> AppResult<bool> {
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    let deleted = crate::entities::rate_limits::Entity::delete_many()
+        .filter(crate::entities::rate_limits::Column::Key.eq(failures_key(phone, day)))
+        .filter(crate::entities::rate_limits::Column::Value.gt(0))
+        .exec(&core.db)
+        .await?;
+    Ok(deleted.rows_affected > 0)
+}
+
 /// Exchanges a code for an access token and a new refresh-token family. The code is checked
 /// before the account's status, so a guesser learns nothing about suspended accounts.
 ///

@@ -23,7 +23,7 @@ pub struct WebhookGrpc {
     pub core: Arc<Core>,
 }
 
-fn webhook_pb(e: Endpoint, secret: Option<String>) -> pb::Webhook {
+pub fn webhook_pb(e: Endpoint, secret: Option<String>) -> pb::Webhook {
     pb::Webhook {
         id: e.webhook.id.to_string(),
         url: e.webhook.url,

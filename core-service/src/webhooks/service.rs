@@ -25,7 +25,7 @@ pub struct Endpoint {
     pub events: Vec<String>,
 }
 
-fn endpoint(webhook: webhooks::Model) -> Endpoint {
+pub fn endpoint(webhook: webhooks::Model) -> Endpoint {
     Endpoint {
         events: webhook
             .events
