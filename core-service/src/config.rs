@@ -19,6 +19,11 @@ pub struct CoreConfig {
     #[arg(long, env = "JWT_SECRET", hide_env_values = true)]
     pub jwt_secret: Option<String>,
 
+    /// The JWT secret being retired: access tokens it signed are still accepted (new ones are
+    /// signed with JWT_SECRET). Remove it once ACCESS_TOKEN_TTL_SECS have passed.
+    #[arg(long, env = "JWT_SECRET_PREVIOUS", hide_env_values = true)]
+    pub jwt_secret_previous: Option<String>,
+
     /// `iss` of issued access tokens, checked on every request.
     #[arg(long, env = "JWT_ISSUER", default_value = "business-messaging")]
     pub jwt_issuer: String,
@@ -39,6 +44,11 @@ pub struct CoreConfig {
     /// encryption key. Generated beside a SQLite database when unset; required on PostgreSQL.
     #[arg(long, env = "MASTER_KEY", hide_env_values = true)]
     pub master_key: Option<String>,
+
+    /// The master key being retired: webhook secrets sealed with it still open, until
+    /// `core-service admin rekey` re-seals them with MASTER_KEY.
+    #[arg(long, env = "MASTER_KEY_PREVIOUS", hide_env_values = true)]
+    pub master_key_previous: Option<String>,
 
     /// Guards the internal AdminService (and the workers' job stream). When unset, only
     /// loopback peers are accepted.

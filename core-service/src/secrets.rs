@@ -22,6 +22,10 @@ pub struct Keys {
     pub jwt_secret: Vec<u8>,
     pub otp_hmac_key: [u8; 32],
     pub webhook_key: [u8; 32],
+    /// JWT_SECRET_PREVIOUS: still verifies access tokens during a rotation.
+    pub jwt_previous: Option<Vec<u8>>,
+    /// Derived from MASTER_KEY_PREVIOUS: still opens webhook secrets until they are re-sealed.
+    pub webhook_key_previous: Option<[u8; 32]>,
 }
 
 impl std::fmt::Debug for Keys {
@@ -73,7 +77,32 @@ impl Keys {
                 }
             },
         };
-        Keys::from_parts(&jwt, &master)
+        let mut keys = Keys::from_parts(&jwt, &master)?;
+        keys.retiring(
+            config.jwt_secret_previous.as_deref(),
+            config.master_key_previous.as_deref(),
+        )?;
+        Ok(keys)
+    }
+
+    /// Adds the keys being retired (`JWT_SECRET_PREVIOUS`, `MASTER_KEY_PREVIOUS`).
+    pub fn retiring(&mut self, jwt: Option<&str>, master: Option<&str>) -> anyhow::Result<()> {
+        if let Some(jwt) = jwt.filter(|j| !j.is_empty()) {
+            if jwt.len() < MIN_KEY_BYTES {
+                bail!("JWT_SECRET_PREVIOUS must be at least {MIN_KEY_BYTES} bytes");
+            }
+            self.jwt_previous = Some(jwt.as_bytes().to_vec());
+        }
+        if let Some(master) = master.filter(|m| !m.is_empty()) {
+            let master = decode_key(master).context("MASTER_KEY_PREVIOUS")?;
+            self.webhook_key_previous = Some(derive(&master, b"webhook-secret-encryption-v1"));
+        }
+        Ok(())
+    }
+
+    /// The secret keys access tokens are verified with: the current one, then the retiring one.
+    pub fn jwt_verifying(&self) -> impl Iterator<Item = &[u8]> {
+        std::iter::once(self.jwt_secret.as_slice()).chain(self.jwt_previous.as_deref())
     }
 
     /// Builds the keys from a JWT secret (raw text, at least 32 bytes) and a master key (hex or
@@ -87,6 +116,8 @@ impl Keys {
             jwt_secret: jwt_secret.as_bytes().to_vec(),
             otp_hmac_key: derive(&master, b"otp-code-hmac-v1"),
             webhook_key: derive(&master, b"webhook-secret-encryption-v1"),
+            jwt_previous: None,
+            webhook_key_previous: None,
         })
     }
 }

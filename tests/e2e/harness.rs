@@ -365,14 +365,25 @@ impl TestApp {
         let grpc_url = format!("http://{}", core_app.local_addr());
         let cancel = CancellationToken::new();
         tokio::spawn(core_app.run_until_stopped(cancel.clone()));
-        let mut gateway_config = GatewayConfig::for_core(grpc_url);
+        let mut gateway_config = GatewayConfig::for_core(grpc_url.clone());
         gateway_config.internal_token = self.config.internal_token.clone();
         let gateway = GatewayApp::build(gateway_config)
             .await
             .expect("gateway builds");
         let base = format!("http://{}", gateway.local_addr());
         tokio::spawn(gateway.run_until_stopped(cancel.clone()));
-        Stack { base, cancel }
+        Stack {
+            base,
+            grpc_url,
+            cancel,
+        }
+    }
+
+    /// Starts a webhook worker on another stack's core (stopped with that stack).
+    pub fn start_worker_at(&self, stack: &Stack) {
+        let mut config = webhook_worker::WorkerConfig::for_core(stack.grpc_url.clone());
+        config.internal_token = self.config.internal_token.clone();
+        tokio::spawn(webhook_worker::Worker::new(config).run_until_stopped(stack.cancel.clone()));
     }
 
     /// The same request against another stack's gateway.
@@ -589,6 +600,7 @@ impl Drop for TestApp {
 /// A second stack started by [`TestApp::second_stack`]; stopped when dropped.
 pub struct Stack {
     pub base: String,
+    pub grpc_url: String,
     pub cancel: CancellationToken,
 }
 

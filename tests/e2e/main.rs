@@ -16,6 +16,7 @@ mod envelope;
 mod error_codes;
 mod history;
 mod http_edges;
+mod key_rotation;
 mod me;
 mod metrics;
 mod openapi;

@@ -51,7 +51,7 @@ async fn log(app: &TestApp, biz: &Business) -> Vec<Value> {
 }
 
 /// Recomputes the signature the way a receiver would, without the service's code.
-fn verify(secret: &str, received: &Received) -> i64 {
+pub fn verify(secret: &str, received: &Received) -> i64 {
     let header = received.header("x-service-signature");
     let mut t = None;
     let mut v1 = None;

@@ -106,6 +106,9 @@ pub enum AdminCommand {
         #[arg(long)]
         id: String,
     },
+    /// Re-seals every webhook secret with the core's current MASTER_KEY (run after rotating it,
+    /// with the old key as MASTER_KEY_PREVIOUS on the cores); prints {"resealed": n}.
+    Rekey,
 }
 
 fn business_json(b: pb::BusinessAccount) -> serde_json::Value {
@@ -331,6 +334,14 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
                 .map_err(describe)?
                 .into_inner(),
         ),
+        AdminCommand::Rekey => {
+            let result = client_rpc
+                .rekey(with_token(token.as_deref(), pb::RekeyRequest {}))
+                .await
+                .map_err(describe)?
+                .into_inner();
+            json!({ "resealed": result.resealed })
+        }
         AdminCommand::PauseWebhook { id } => webhook_json(
             client_rpc
                 .pause_webhook(with_token(token.as_deref(), pb::PauseWebhookRequest { id }))

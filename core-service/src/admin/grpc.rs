@@ -205,4 +205,17 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         let endpoint = service::pause_webhook(&self.core, &request.get_ref().id).await?;
         Ok(Response::new(webhook_pb(endpoint, None)))
     }
+
+    async fn rekey(
+        &self,
+        request: Request<pb::RekeyRequest>,
+    ) -> Result<Response<pb::RekeyResult>, Status> {
+        self.guard(&request)?;
+        let resealed = crate::webhooks::secret::rekey(&self.core.db, &self.core.keys).await?;
+        tracing::info!(
+            resealed,
+            "webhook secrets re-sealed with the current MASTER_KEY"
+        );
+        Ok(Response::new(pb::RekeyResult { resealed }))
+    }
 }

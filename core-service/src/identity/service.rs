@@ -362,13 +362,12 @@ pub async fn authenticate_user(
     let unauthorized =
         || AppError::new(ErrorCode::Unauthorized, "a valid access token is required");
     let token = authorization.and_then(bearer).ok_or_else(unauthorized)?;
-    let user_id = tokens::verify_access_token(
-        &core.keys.jwt_secret,
-        &core.tokens,
-        token,
-        core.clock.now().timestamp(),
-    )
-    .ok_or_else(unauthorized)?;
+    let now = core.clock.now().timestamp();
+    let user_id = core
+        .keys
+        .jwt_verifying()
+        .find_map(|secret| tokens::verify_access_token(secret, &core.tokens, token, now))
+        .ok_or_else(unauthorized)?;
     let user = store::user_by_id(&core.db, user_id)
         .await?
         .ok_or_else(unauthorized)?;

@@ -103,14 +103,10 @@ pub async fn lease(core: &Core, limit: u64) -> AppResult<Vec<pb::Job>> {
             Some(webhook) => {
                 let secret = match secrets.get(&webhook.id) {
                     Some(secret) => Ok(secret.clone()),
-                    None => secret::decrypt(
-                        &core.keys.webhook_key,
-                        webhook.id,
-                        &webhook.secret_ciphertext,
-                    )
-                    .inspect(|s| {
-                        secrets.insert(webhook.id, s.clone());
-                    }),
+                    None => secret::open(&core.keys, webhook.id, &webhook.secret_ciphertext)
+                        .inspect(|s| {
+                            secrets.insert(webhook.id, s.clone());
+                        }),
                 };
                 secret.and_then(|secret| sign(core, &delivery, webhook, &secret, &token))
             }

@@ -108,6 +108,49 @@ pub fn decrypt(raw_key: &[u8; 32], endpoint: Uuid, stored: &str) -> AppResult<St
     String::from_utf8(plain.to_vec()).map_err(|_| fail())
 }
 
+/// The secret of `endpoint` with whichever of the keys sealed it: the current one or, during a
+/// rotation, the retiring one (`MASTER_KEY_PREVIOUS`).
+pub fn open(keys: &crate::secrets::Keys, endpoint: Uuid, stored: &str) -> AppResult<String> {
+    match decrypt(&keys.webhook_key, endpoint, stored) {
+        Ok(secret) => Ok(secret),
+        Err(err) => match &keys.webhook_key_previous {
+            Some(previous) => decrypt(previous, endpoint, stored).map_err(|_| err),
+            None => Err(err),
+        },
+    }
+}
+
+/// Re-seals with the current key every secret that is not sealed with it (a MASTER_KEY
+/// rotation: `core-service admin rekey`). A conditional update per row, so concurrent runs do
+/// not undo each other. Returns how many rows were re-sealed.
+pub async fn rekey(
+    db: &sea_orm::DatabaseConnection,
+    keys: &crate::secrets::Keys,
+) -> AppResult<u64> {
+    use sea_orm::sea_query::Expr;
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+
+    use crate::entities::webhooks;
+    let current = format!("{PREFIX}{}:%", key_id(&keys.webhook_key));
+    let stale = webhooks::Entity::find()
+        .filter(webhooks::Column::SecretCiphertext.not_like(current))
+        .all(db)
+        .await?;
+    let mut resealed = 0;
+    for row in stale {
+        let secret = open(keys, row.id, &row.secret_ciphertext)?;
+        let sealed = encrypt(&keys.webhook_key, row.id, &secret)?;
+        let result = webhooks::Entity::update_many()
+            .col_expr(webhooks::Column::SecretCiphertext, Expr::value(sealed))
+            .filter(webhooks::Column::Id.eq(row.id))
+            .filter(webhooks::Column::SecretCiphertext.eq(row.secret_ciphertext.clone()))
+            .exec(db)
+            .await?;
+        resealed += result.rows_affected;
+    }
+    Ok(resealed)
+}
+
 /// Rewrites every secret stored in the first format into the current one (run by each core at
 /// start; a conditional update, so cores starting together do not undo each other). Returns how
 /// many rows were rewritten.
