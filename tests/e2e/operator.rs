@@ -225,3 +225,95 @@ e2e!(
         );
     }
 );
+
+e2e!(
+    operator_retries_the_failed_deliveries_of_every_active_endpoint_of_a_business,
+    |app| async move {
+        use crate::receiver::Receiver;
+        let rx = Receiver::start().await;
+        rx.answer(410);
+        let biz = live_business(&app, OWNER, ALL_SCOPES).await;
+        crate::fixtures::follower(&app, &biz, "+14155550102", false).await;
+        let register = |url: String| {
+            app.post(
+                "/business/webhooks",
+                Some(&biz.owner_token),
+                json!({ "url": url, "events": ["message.sent"] }),
+            )
+        };
+        let active = register(format!("{}?a", rx.url())).await;
+        active.assert_ok(201);
+        let paused = register(format!("{}?p", rx.url())).await;
+        paused.assert_ok(201);
+        let paused_id = paused.data()["id"].as_str().unwrap().to_string();
+        let since = chrono::Utc::now() - chrono::TimeDelta::minutes(1);
+        crate::fixtures::send_v1(
+            &app,
+            &biz,
+            json!({ "to": "+14155550102", "category": "utility", "body": "hi" }),
+            None,
+        )
+        .await
+        .assert_ok(200);
+        rx.wait_for(2).await;
+        let failed = || async {
+            let log = app
+                .get("/business/webhook-deliveries", Some(&biz.owner_token))
+                .await;
+            log.data()["deliveries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| d["status"] == "failed")
+                .count()
+        };
+        for _ in 0..500 {
+            if failed().await == 2 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        assert_eq!(failed().await, 2);
+        let mut admin = app.admin().await;
+        admin
+            .pause_webhook(app.admin_request(pb::PauseWebhookRequest {
+                id: paused_id.clone(),
+            }))
+            .await
+            .unwrap();
+        rx.answer(200);
+        let result = admin
+            .retry_deliveries(app.admin_request(pb::RetryDeliveriesRequest {
+                business_account_id: biz.id.clone(),
+                since: since.to_rfc3339(),
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(result.endpoints.len(), 1);
+        assert_eq!(result.endpoints[0].requeued, 1);
+        assert_eq!(result.skipped_paused, vec![paused_id]);
+        rx.wait_for(3).await;
+        for (business_account_id, since, code) in [
+            (
+                biz.id.clone(),
+                "yesterday".to_string(),
+                proto::ErrorCode::InvalidRequest,
+            ),
+            (
+                uuid::Uuid::new_v4().to_string(),
+                since.to_rfc3339(),
+                proto::ErrorCode::BusinessNotFound,
+            ),
+        ] {
+            let err = admin
+                .retry_deliveries(app.admin_request(pb::RetryDeliveriesRequest {
+                    business_account_id,
+                    since,
+                }))
+                .await
+                .unwrap_err();
+            assert_eq!(proto::RemoteError::from_status(&err).code, code);
+        }
+    }
+);

@@ -109,6 +109,14 @@ pub enum AdminCommand {
     /// Re-seals every webhook secret with the core's current MASTER_KEY (run after rotating it,
     /// with the old key as MASTER_KEY_PREVIOUS on the cores); prints {"resealed": n}.
     Rekey,
+    /// Re-queues the failed deliveries created since a time (RFC 3339, at most 7 days back) of
+    /// every active endpoint of a business; paused endpoints are skipped and listed.
+    RetryDeliveries {
+        #[arg(long)]
+        business: String,
+        #[arg(long)]
+        since: String,
+    },
 }
 
 fn business_json(b: pb::BusinessAccount) -> serde_json::Value {
@@ -334,6 +342,27 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
                 .map_err(describe)?
                 .into_inner(),
         ),
+        AdminCommand::RetryDeliveries { business, since } => {
+            let result = client_rpc
+                .retry_deliveries(with_token(
+                    token.as_deref(),
+                    pb::RetryDeliveriesRequest {
+                        business_account_id: business,
+                        since,
+                    },
+                ))
+                .await
+                .map_err(describe)?
+                .into_inner();
+            json!({
+                "endpoints": result
+                    .endpoints
+                    .into_iter()
+                    .map(|e| json!({ "webhook_id": e.webhook_id, "requeued": e.requeued }))
+                    .collect::<Vec<_>>(),
+                "skipped_paused": result.skipped_paused,
+            })
+        }
         AdminCommand::Rekey => {
             let result = client_rpc
                 .rekey(with_token(token.as_deref(), pb::RekeyRequest {}))

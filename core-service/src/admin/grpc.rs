@@ -218,4 +218,33 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         );
         Ok(Response::new(pb::RekeyResult { resealed }))
     }
+
+    async fn retry_deliveries(
+        &self,
+        request: Request<pb::RetryDeliveriesRequest>,
+    ) -> Result<Response<pb::RetryDeliveriesResult>, Status> {
+        self.guard(&request)?;
+        let body = request.get_ref();
+        let recovery = crate::webhooks::service::recover_business(
+            &self.core,
+            &body.business_account_id,
+            Some(body.since.as_str()),
+        )
+        .await?;
+        Ok(Response::new(pb::RetryDeliveriesResult {
+            endpoints: recovery
+                .requeued
+                .into_iter()
+                .map(|(id, n)| pb::EndpointRequeued {
+                    webhook_id: id.to_string(),
+                    requeued: n as i64,
+                })
+                .collect(),
+            skipped_paused: recovery
+                .skipped_paused
+                .into_iter()
+                .map(|id| id.to_string())
+                .collect(),
+        }))
+    }
 }

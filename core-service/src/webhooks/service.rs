@@ -455,6 +455,24 @@ pub async fn recover(
         .await?
         .ok_or_else(not_found)?;
     let now = core.clock.now();
+    let since = recover_since(since, now)?;
+    if !webhook.active {
+        return Err(paused());
+    }
+    let requeued = store::requeue_failed(&core.db, webhook.id, None, Some(since), now)
+        .await?
+        .len() as u64;
+    if requeued > 0 {
+        core.wake_webhook_workers().await;
+    }
+    Ok(requeued)
+}
+
+/// `since` of a recovery: an RFC 3339 time, not in the future, at most 7 days back.
+fn recover_since(
+    since: Option<&str>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> AppResult<chrono::DateTime<chrono::Utc>> {
     let bad_since = |why: &str| AppError::new(ErrorCode::InvalidRequest, format!("since: {why}"));
     let since = since.ok_or_else(|| bad_since("required (an RFC 3339 date-time)"))?;
     let since = chrono::DateTime::parse_from_rfc3339(since.trim())
@@ -466,16 +484,51 @@ pub async fn recover(
     if since < now - RECOVER_WINDOW {
         return Err(bad_since("at most 7 days back"));
     }
-    if !webhook.active {
-        return Err(paused());
-    }
-    let requeued = store::requeue_failed(&core.db, webhook.id, None, Some(since), now)
+    Ok(since)
+}
+
+/// What an operator's recovery over a whole business did: deliveries re-queued per active
+/// endpoint, and the paused endpoints it skipped.
+pub struct BusinessRecovery {
+    pub requeued: Vec<(Uuid, u64)>,
+    pub skipped_paused: Vec<Uuid>,
+}
+
+/// The recovery of DESIGN.md's "Webhook recovery" over every endpoint of a business (an
+/// operator's step after an outage of the receivers): failed deliveries created at or after
+/// `since` go back to the queue with a fresh budget; paused endpoints are skipped and listed.
+///
+/// Errors: `invalid_request` (`since`), `business_not_found`.
+pub async fn recover_business(
+    core: &Core,
+    business_id: &str,
+    since: Option<&str>,
+) -> AppResult<BusinessRecovery> {
+    let not_found = || AppError::new(ErrorCode::BusinessNotFound, "no such business account");
+    let business_id = Uuid::parse_str(business_id.trim()).map_err(|_| not_found())?;
+    crate::business::store::business(&core.db, business_id)
         .await?
-        .len() as u64;
-    if requeued > 0 {
+        .ok_or_else(not_found)?;
+    let now = core.clock.now();
+    let since = recover_since(since, now)?;
+    let mut recovery = BusinessRecovery {
+        requeued: Vec::new(),
+        skipped_paused: Vec::new(),
+    };
+    for webhook in store::list(&core.db, business_id).await? {
+        if !webhook.active {
+            recovery.skipped_paused.push(webhook.id);
+            continue;
+        }
+        let n = store::requeue_failed(&core.db, webhook.id, None, Some(since), now)
+            .await?
+            .len() as u64;
+        recovery.requeued.push((webhook.id, n));
+    }
+    if recovery.requeued.iter().any(|(_, n)| *n > 0) {
         core.wake_webhook_workers().await;
     }
-    Ok(requeued)
+    Ok(recovery)
 }
 
 #[cfg(test)]
