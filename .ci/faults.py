@@ -146,9 +146,22 @@ class Stack:
         return http("GET", self.api + "/readyz", timeout=2)[0] == 200
 
     def start(self):
+        """Starts both; False when one exits at once (a free port taken meanwhile)."""
         self.core.start()
         self.gateway.start()
-        wait_until("the stack to be ready", self.ready)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.core.p.poll() is not None or self.gateway.p.poll() is not None:
+                log("a binary exited at start (port taken?):\n" + self.core.tail(3))
+                self.stop()
+                return False
+            try:
+                if self.ready():
+                    return True
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise SystemExit("timed out waiting for the stack to be ready")
 
     def demo(self):
         out = subprocess.run(
@@ -161,6 +174,16 @@ class Stack:
     def stop(self):
         self.gateway.stop()
         self.core.stop()
+
+
+def start_stack(bindir, database_url, logdir):
+    """A started stack, on fresh free ports (up to three tries: a port picked as free can be
+    taken by another process before the binary binds it)."""
+    for _ in range(3):
+        stack = Stack(bindir, database_url, logdir)
+        if stack.start():
+            return stack
+    raise SystemExit("the stack did not start (see the logs)")
 
 
 class Load:
@@ -323,9 +346,9 @@ def create_database(admin_url):
 
 def core_kill(bindir, admin_url, logdir):
     name, url = create_database(admin_url)
-    stack = Stack(bindir, url, logdir)
+    stack = None
     try:
-        stack.start()
+        stack = start_stack(bindir, url, logdir)
         demo = stack.demo()
         load = Load(stack, demo)
         load.start()
@@ -342,7 +365,8 @@ def core_kill(bindir, admin_url, logdir):
         load.stop()
         return check(load, stack, recoveries, "core killed 3 times")
     finally:
-        stack.stop()
+        if stack:
+            stack.stop()
         psql(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
@@ -370,9 +394,9 @@ def private_postgres(bindir, logdir):
     start = pg_ctl + ["-o", opts, "start"]
     subprocess.run(start, check=True, capture_output=True)
     url = f"postgres://postgres@127.0.0.1:{port}/postgres"
-    stack = Stack(bindir, url, logdir)
+    stack = None
     try:
-        stack.start()
+        stack = start_stack(bindir, url, logdir)
         demo = stack.demo()
         load = Load(stack, demo)
         load.start()
@@ -418,7 +442,8 @@ def private_postgres(bindir, logdir):
             f"{len(errors)} error lines with a request id")
         return failures
     finally:
-        stack.stop()
+        if stack:
+            stack.stop()
         subprocess.run(pg_ctl + ["-m", "immediate", "stop"], capture_output=True)
         shutil.rmtree(work, ignore_errors=True)
 
