@@ -65,9 +65,11 @@ pub fn router() -> Router<AppState> {
                 asset(&file)
             }),
         )
+        // Every answer under /console, refusals included, carries the policy.
+        .layer(axum::middleware::map_response(secured))
 }
 
-fn secured(mut response: Response) -> Response {
+async fn secured(mut response: Response) -> Response {
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
@@ -87,20 +89,18 @@ fn secured(mut response: Response) -> Response {
 
 fn asset(name: &str) -> Response {
     let Some(asset) = ASSETS.iter().find(|a| a.name == name) else {
-        return secured(ApiError::new(ErrorCode::NotFound, "no such console file").into_response());
+        return ApiError::new(ErrorCode::NotFound, "no such console file").into_response();
     };
-    secured(
-        (
-            StatusCode::OK,
-            [
-                (header::CONTENT_TYPE, asset.content_type),
-                // Small files, always revalidated: a new binary serves its own console at once.
-                (header::CACHE_CONTROL, "no-cache"),
-            ],
-            asset.body,
-        )
-            .into_response(),
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, asset.content_type),
+            // Small files, always revalidated: a new binary serves its own console at once.
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        asset.body,
     )
+        .into_response()
 }
 
 #[derive(Debug, Deserialize)]
@@ -114,13 +114,11 @@ async fn qr_svg(
 ) -> Response {
     let data = query.ok().and_then(|Query(q)| q.data).unwrap_or_default();
     if data.is_empty() || data.len() > MAX_QR_DATA {
-        return secured(
-            ApiError::new(
-                ErrorCode::InvalidRequest,
-                format!("data: 1 to {MAX_QR_DATA} characters to draw as a QR code"),
-            )
-            .into_response(),
-        );
+        return ApiError::new(
+            ErrorCode::InvalidRequest,
+            format!("data: 1 to {MAX_QR_DATA} characters to draw as a QR code"),
+        )
+        .into_response();
     }
     let svg = match qrcode::QrCode::new(data.as_bytes()) {
         Ok(code) => code
@@ -129,20 +127,17 @@ async fn qr_svg(
             .quiet_zone(true)
             .build(),
         Err(err) => {
-            return secured(
-                ApiError::new(ErrorCode::InvalidRequest, format!("data: {err}")).into_response(),
-            );
+            return ApiError::new(ErrorCode::InvalidRequest, format!("data: {err}"))
+                .into_response();
         }
     };
-    secured(
-        (
-            StatusCode::OK,
-            [
-                (header::CONTENT_TYPE, "image/svg+xml"),
-                (header::CACHE_CONTROL, "no-store"),
-            ],
-            svg,
-        )
-            .into_response(),
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "image/svg+xml"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        svg,
     )
+        .into_response()
 }

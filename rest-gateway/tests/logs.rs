@@ -81,19 +81,32 @@ fn lines_until(rx: &mpsc::Receiver<String>, done: impl Fn(&str) -> bool) -> Vec<
     lines
 }
 
-fn post(addr: &str, path: &str, request_id: &str) -> String {
+/// Sends `request` (everything before the blank line, then `body`) and reads the whole answer.
+fn exchange(addr: &str, request: &str, body: &str) -> String {
     let mut stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
         .unwrap();
     write!(
         stream,
-        "POST {path} HTTP/1.1\r\nhost: x\r\nx-request-id: {request_id}\r\nauthorization: Bearer sva_nope\r\ncontent-type: application/json\r\ncontent-length: 13\r\nconnection: close\r\n\r\n{{\"body\":\"hi\"}}"
+        "{request}host: x\r\nconnection: close\r\n\r\n{body}"
     )
     .unwrap();
     let mut answer = String::new();
     stream.read_to_string(&mut answer).unwrap();
     answer
+}
+
+fn post(addr: &str, path: &str, request_id: &str) -> String {
+    let body = "{\"body\":\"hi\"}";
+    exchange(
+        addr,
+        &format!(
+            "POST {path} HTTP/1.1\r\nx-request-id: {request_id}\r\nauthorization: Bearer sva_nope\r\ncontent-type: application/json\r\ncontent-length: {}\r\n",
+            body.len()
+        ),
+        body,
+    )
 }
 
 fn temp_db() -> (std::path::PathBuf, String) {
@@ -205,18 +218,7 @@ fn text_logs_written_to_a_pipe_have_no_colour_codes_and_json_works_on_the_standa
 }
 
 fn http_get(addr: &str, path: &str) -> String {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    answer
+    exchange(addr, &format!("GET {path} HTTP/1.1\r\n"), "")
 }
 
 #[test]

@@ -74,63 +74,43 @@ e2e!(
     }
 );
 
+/// The services a reflection client of protocol `$version` (`v1`, `v1alpha`) is told about.
+macro_rules! listed_services {
+    ($app:expr, $version:ident) => {{
+        use tokio_stream::StreamExt;
+        use tonic_reflection::pb::$version::ServerReflectionRequest;
+        use tonic_reflection::pb::$version::server_reflection_client::ServerReflectionClient;
+        use tonic_reflection::pb::$version::server_reflection_request::MessageRequest;
+        use tonic_reflection::pb::$version::server_reflection_response::MessageResponse;
+        let mut client = ServerReflectionClient::new(channel($app).await);
+        let request = ServerReflectionRequest {
+            host: String::new(),
+            message_request: Some(MessageRequest::ListServices(String::new())),
+        };
+        let mut answers = client
+            .server_reflection_info(tokio_stream::iter([request]))
+            .await
+            .unwrap()
+            .into_inner();
+        let Some(Ok(answer)) = answers.next().await else {
+            panic!("no {} answer", stringify!($version));
+        };
+        let Some(MessageResponse::ListServicesResponse(list)) = answer.message_response else {
+            panic!("not a service list");
+        };
+        list.service.into_iter().map(|s| s.name).collect::<Vec<_>>()
+    }};
+}
+
 e2e!(
     reflection_answers_v1_and_v1alpha_clients,
     |app| async move {
-        use tokio_stream::StreamExt;
-        {
-            use tonic_reflection::pb::v1::ServerReflectionRequest;
-            use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
-            use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
-            use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
-            let mut client = ServerReflectionClient::new(channel(&app).await);
-            let request = ServerReflectionRequest {
-                host: String::new(),
-                message_request: Some(MessageRequest::ListServices(String::new())),
-            };
-            let mut answers = client
-                .server_reflection_info(tokio_stream::iter([request]))
-                .await
-                .unwrap()
-                .into_inner();
-            let Some(Ok(answer)) = answers.next().await else {
-                panic!("no v1 answer");
-            };
-            let Some(MessageResponse::ListServicesResponse(list)) = answer.message_response else {
-                panic!("not a service list");
-            };
-            assert!(
-                list.service
-                    .iter()
-                    .any(|s| s.name == "bm.v1.IdentityService")
-            );
-        }
-        {
-            use tonic_reflection::pb::v1alpha::ServerReflectionRequest;
-            use tonic_reflection::pb::v1alpha::server_reflection_client::ServerReflectionClient;
-            use tonic_reflection::pb::v1alpha::server_reflection_request::MessageRequest;
-            use tonic_reflection::pb::v1alpha::server_reflection_response::MessageResponse;
-            let mut client = ServerReflectionClient::new(channel(&app).await);
-            let request = ServerReflectionRequest {
-                host: String::new(),
-                message_request: Some(MessageRequest::ListServices(String::new())),
-            };
-            let mut answers = client
-                .server_reflection_info(tokio_stream::iter([request]))
-                .await
-                .unwrap()
-                .into_inner();
-            let Some(Ok(answer)) = answers.next().await else {
-                panic!("no v1alpha answer");
-            };
-            let Some(MessageResponse::ListServicesResponse(list)) = answer.message_response else {
-                panic!("not a service list");
-            };
-            assert!(
-                list.service
-                    .iter()
-                    .any(|s| s.name == "bm.v1.MessagingService")
-            );
-        }
+        let v1 = listed_services!(&app, v1);
+        assert!(v1.iter().any(|s| s == "bm.v1.IdentityService"), "{v1:?}");
+        let v1alpha = listed_services!(&app, v1alpha);
+        assert!(
+            v1alpha.iter().any(|s| s == "bm.v1.MessagingService"),
+            "{v1alpha:?}"
+        );
     }
 );

@@ -8,6 +8,11 @@ use crate::e2e;
 use crate::fixtures::{ALL_SCOPES, live_business};
 
 const OWNER: &str = "+14155550100";
+
+/// The catalogue code of a refused admin call.
+fn code(status: &tonic::Status) -> proto::ErrorCode {
+    proto::RemoteError::from_status(status).code
+}
 const MEMBER: &str = "+14155550101";
 
 e2e!(
@@ -40,10 +45,7 @@ e2e!(
             }))
             .await
             .unwrap_err();
-        assert_eq!(
-            proto::RemoteError::from_status(&missing).code,
-            proto::ErrorCode::UserNotFound
-        );
+        assert_eq!(code(&missing), proto::ErrorCode::UserNotFound);
 
         for request in [
             pb::GetBusinessRequest {
@@ -75,10 +77,7 @@ e2e!(
             .get_business(app.admin_request(pb::GetBusinessRequest::default()))
             .await
             .unwrap_err();
-        assert_eq!(
-            proto::RemoteError::from_status(&neither).code,
-            proto::ErrorCode::InvalidRequest
-        );
+        assert_eq!(code(&neither), proto::ErrorCode::InvalidRequest);
 
         let live = admin
             .list_businesses(app.admin_request(pb::ListBusinessesRequest {
@@ -108,10 +107,7 @@ e2e!(
             }))
             .await
             .unwrap_err();
-        assert_eq!(
-            proto::RemoteError::from_status(&bad).code,
-            proto::ErrorCode::InvalidRequest
-        );
+        assert_eq!(code(&bad), proto::ErrorCode::InvalidRequest);
     }
 );
 
@@ -198,10 +194,7 @@ e2e!(
             }))
             .await
             .unwrap_err();
-        assert_eq!(
-            proto::RemoteError::from_status(&gone).code,
-            proto::ErrorCode::AppNotFound
-        );
+        assert_eq!(code(&gone), proto::ErrorCode::AppNotFound);
 
         let paused = admin
             .pause_webhook(app.admin_request(pb::PauseWebhookRequest {
@@ -219,10 +212,7 @@ e2e!(
             }))
             .await
             .unwrap_err();
-        assert_eq!(
-            proto::RemoteError::from_status(&unknown).code,
-            proto::ErrorCode::WebhookNotFound
-        );
+        assert_eq!(code(&unknown), proto::ErrorCode::WebhookNotFound);
     }
 );
 
@@ -294,7 +284,7 @@ e2e!(
         assert_eq!(result.endpoints[0].requeued, 1);
         assert_eq!(result.skipped_paused, vec![paused_id]);
         rx.wait_for(3).await;
-        for (business_account_id, since, code) in [
+        for (business_account_id, since, expected) in [
             (
                 biz.id.clone(),
                 "yesterday".to_string(),
@@ -313,7 +303,7 @@ e2e!(
                 }))
                 .await
                 .unwrap_err();
-            assert_eq!(proto::RemoteError::from_status(&err).code, code);
+            assert_eq!(code(&err), expected);
         }
     }
 );

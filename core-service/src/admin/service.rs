@@ -61,13 +61,18 @@ pub async fn create_user(core: &Core, phone: &str) -> AppResult<users::Model> {
     }
 }
 
+/// The user with `phone`. Errors: `user_not_found`.
+async fn user_with_phone(core: &Core, phone: &PhoneNumber) -> AppResult<users::Model> {
+    identity_store::user_by_phone(&core.db, phone.as_str())
+        .await?
+        .ok_or_else(|| AppError::new(ErrorCode::UserNotFound, "no user has this phone number"))
+}
+
 /// Sets a user's status. Errors: `invalid_phone_number`, `invalid_request`, `user_not_found`.
 pub async fn set_user_status(core: &Core, phone: &str, status: &str) -> AppResult<users::Model> {
     let phone = PhoneNumber::parse(phone)?;
     let status = UserStatus::parse(status, "status")?;
-    let user = identity_store::user_by_phone(&core.db, phone.as_str())
-        .await?
-        .ok_or_else(|| AppError::new(ErrorCode::UserNotFound, "no user has this phone number"))?;
+    let user = user_with_phone(core, &phone).await?;
     identity_store::set_user_status(&core.db, user, status.as_str(), core.clock.now()).await
 }
 
@@ -196,10 +201,7 @@ pub struct FoundUser {
 
 /// Errors: `invalid_phone_number`, `user_not_found`.
 pub async fn find_user(core: &Core, phone: &str) -> AppResult<FoundUser> {
-    let phone = PhoneNumber::parse(phone)?;
-    let user = identity_store::user_by_phone(&core.db, phone.as_str())
-        .await?
-        .ok_or_else(|| AppError::new(ErrorCode::UserNotFound, "no user has this phone number"))?;
+    let user = user_with_phone(core, &PhoneNumber::parse(phone)?).await?;
     let membership = business_store::membership(&core.db, user.id)
         .await?
         .map(|m| (m.business_id, m.role));
