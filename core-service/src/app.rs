@@ -19,7 +19,6 @@ use crate::consent::grpc::ConsentGrpc;
 use crate::db::{self, Backend};
 use crate::grants::grpc::GrantGrpc;
 use crate::identity::grpc::IdentityGrpc;
-use crate::messaging;
 use crate::messaging::delivery::{DeliveryProvider, HttpDelivery, InboxDelivery};
 use crate::messaging::dispatcher::Dispatcher;
 use crate::messaging::grpc::MessagingGrpc;
@@ -138,7 +137,7 @@ impl CoreApp {
             cancel.clone(),
         ));
 
-        let janitor = tokio::spawn(janitor(core.clone(), cancel.clone()));
+        let janitor = tokio::spawn(crate::retention::run(core.clone(), cancel.clone()));
         let sampler = tokio::spawn(crate::metrics::sample(core.clone(), cancel.clone()));
         let listener = tokio::spawn(listen_for_other_cores(core.clone(), cancel.clone()));
         let dispatcher = (self.dispatch_concurrency > 0).then(|| {
@@ -268,26 +267,6 @@ async fn watch_database(
         } else {
             tracing::error!("the database does not answer: gRPC health NOT_SERVING");
             set_health(&reporter, tonic_health::ServingStatus::NotServing).await;
-        }
-    }
-}
-
-/// Deletes expired limiter state now and then.
-async fn janitor(core: Arc<Core>, cancel: CancellationToken) {
-    loop {
-        tokio::select! {
-            () = cancel.cancelled() => return,
-            () = tokio::time::sleep(Duration::from_secs(300)) => {}
-        }
-        if let Err(err) = core.limiter.purge_expired().await {
-            tracing::warn!(error = %err, "purging expired limits failed");
-        }
-        if let Err(err) = crate::qr::service::purge_expired(&core).await {
-            tracing::warn!(error = %err, "purging expired QR sessions failed");
-        }
-        if let Err(err) = messaging::store::purge_expired_keys(&core.db, core.clock.now_ms()).await
-        {
-            tracing::warn!(error = %err, "purging expired idempotency keys failed");
         }
     }
 }

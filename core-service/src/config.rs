@@ -71,6 +71,9 @@ pub struct CoreConfig {
 
     #[command(flatten)]
     pub limits: LimitsConfig,
+
+    #[command(flatten)]
+    pub retention: crate::retention::RetentionConfig,
 }
 
 #[derive(Debug, Clone, Args)]

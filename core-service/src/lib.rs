@@ -20,6 +20,7 @@ pub mod limits;
 pub mod messaging;
 pub mod metrics;
 pub mod qr;
+pub mod retention;
 pub mod secrets;
 pub mod sms;
 pub mod state;

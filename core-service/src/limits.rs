@@ -240,16 +240,6 @@ impl Limiter {
             .await?;
         Ok(())
     }
-
-    /// Deletes state that no longer limits anything.
-    pub async fn purge_expired(&self) -> AppResult<u64> {
-        let now = self.clock.now_ms();
-        let deleted = rate_limits::Entity::delete_many()
-            .filter(rate_limits::Column::ExpiresAtMs.lt(now))
-            .exec(&self.db)
-            .await?;
-        Ok(deleted.rows_affected)
-    }
 }
 
 /// Takes one unit of `key` at `now` (µs) with one conditional UPDATE, inserting the key when it

@@ -38,6 +38,8 @@ pub struct Core {
     pub sends: SendWriter,
     pub tokens: TokenSettings,
     pub limits: LimitsConfig,
+    /// What is kept how long (the purge, and how far recovery reaches).
+    pub retention: crate::retention::RetentionConfig,
     pub internal_token: Option<String>,
     /// Wakes this core's dispatcher when it accepts a message.
     pub dispatch_wakeup: tokio::sync::Notify,
@@ -110,6 +112,7 @@ impl Core {
                 refresh_ttl: Duration::from_secs(config.refresh_token_ttl_secs),
             },
             limits: config.limits.clone(),
+            retention: config.retention.clone(),
             internal_token: config.internal_token.clone().filter(|t| !t.is_empty()),
             dispatch_wakeup: tokio::sync::Notify::new(),
             webhook_wakeup: tokio::sync::Notify::new(),

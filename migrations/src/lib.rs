@@ -13,6 +13,7 @@ mod m20261122_000004_qr;
 mod m20261123_000005_pipeline;
 mod m20261123_000006_attempts;
 mod m20261123_000007_slow_endpoints;
+mod m20261124_000008_retention;
 
 pub struct Migrator;
 
@@ -27,6 +28,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000005_pipeline::Migration),
             Box::new(m20261123_000006_attempts::Migration),
             Box::new(m20261123_000007_slow_endpoints::Migration),
+            Box::new(m20261124_000008_retention::Migration),
         ]
     }
 }

@@ -24,6 +24,7 @@ mod operator;
 mod qr;
 mod receiver;
 mod recipes;
+mod retention;
 mod sends;
 mod sms_http;
 mod team;

@@ -159,6 +159,10 @@ const SERVED: &[&str] = &[
     "db_statements_total",
     "db_statement_failures_total",
     "webhook_worker_deliveries_total",
+    "retention_purged_rows_total",
+    "retention_purge_runs_total",
+    "retention_purge_duration_seconds",
+    "retention_purge_last_success_timestamp_seconds",
 ];
 
 /// Metric names in a PromQL expression: identifiers followed by `{`, `[` or `)`, or standing
@@ -181,6 +185,7 @@ fn metric_names(expr: &str) -> Vec<String> {
         "on",
         "irate",
         "increase",
+        "time",
     ];
     let mut names = Vec::new();
     let mut in_braces = false;

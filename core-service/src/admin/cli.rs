@@ -109,8 +109,12 @@ pub enum AdminCommand {
     /// Re-seals every webhook secret with the core's current MASTER_KEY (run after rotating it,
     /// with the old key as MASTER_KEY_PREVIOUS on the cores); prints {"resealed": n}.
     Rekey,
-    /// Re-queues the failed deliveries created since a time (RFC 3339, at most 7 days back) of
-    /// every active endpoint of a business; paused endpoints are skipped and listed.
+    /// Runs one retention pass now (the cores also purge on their own every
+    /// PURGE_INTERVAL_SECS); prints the rows deleted per kind of data.
+    Purge,
+    /// Re-queues the failed deliveries created since a time (RFC 3339, at most 7 days back, or
+    /// the deliveries' retention when shorter) of every active endpoint of a business; paused
+    /// endpoints are skipped and listed.
     RetryDeliveries {
         #[arg(long)]
         business: String,
@@ -362,6 +366,20 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
                     .collect::<Vec<_>>(),
                 "skipped_paused": result.skipped_paused,
             })
+        }
+        AdminCommand::Purge => {
+            let result = client_rpc
+                .purge(with_token(token.as_deref(), pb::PurgeRequest {}))
+                .await
+                .map_err(describe)?
+                .into_inner();
+            serde_json::Value::Object(
+                result
+                    .purged
+                    .into_iter()
+                    .map(|p| (p.data, json!(p.rows)))
+                    .collect(),
+            )
         }
         AdminCommand::Rekey => {
             let result = client_rpc

@@ -219,6 +219,28 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         Ok(Response::new(pb::RekeyResult { resealed }))
     }
 
+    async fn purge(
+        &self,
+        request: Request<pb::PurgeRequest>,
+    ) -> Result<Response<pb::PurgeResult>, Status> {
+        self.guard(&request)?;
+        let purged =
+            crate::retention::purge(&self.core, &tokio_util::sync::CancellationToken::new())
+                .await
+                .map_err(crate::error::AppError::from)?;
+        tracing::info!(detail = ?purged.0, "retention pass run by an operator");
+        Ok(Response::new(pb::PurgeResult {
+            purged: purged
+                .0
+                .into_iter()
+                .map(|(data, rows)| pb::PurgedRows {
+                    data: data.to_string(),
+                    rows,
+                })
+                .collect(),
+        }))
+    }
+
     async fn retry_deliveries(
         &self,
         request: Request<pb::RetryDeliveriesRequest>,

@@ -604,12 +604,3 @@ pub async fn put_in_inboxes(
     }
     Ok(())
 }
-
-/// Deletes idempotency records past their retention.
-pub async fn purge_expired_keys(db: &impl ConnectionTrait, now_ms: i64) -> AppResult<u64> {
-    let deleted = idempotency_keys::Entity::delete_many()
-        .filter(idempotency_keys::Column::ExpiresAtMs.lt(now_ms))
-        .exec(db)
-        .await?;
-    Ok(deleted.rows_affected)
-}

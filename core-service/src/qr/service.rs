@@ -303,15 +303,6 @@ pub async fn exchange(
     .map_err(|e| AppError::internal(format!("signing a token: {e}")))
 }
 
-/// Deletes sessions that expired more than a minute ago.
-pub async fn purge_expired(core: &Core) -> AppResult<u64> {
-    let deleted = qr_sessions::Entity::delete_many()
-        .filter(qr_sessions::Column::ExpiresAtMs.lt(core.clock.now_ms() - 60_000))
-        .exec(&core.db)
-        .await?;
-    Ok(deleted.rows_affected)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

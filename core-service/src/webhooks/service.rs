@@ -394,9 +394,6 @@ pub async fn usage(core: &Core, business_id: Uuid) -> AppResult<DeliveryUsage> {
     Ok(usage)
 }
 
-/// How far back `recover` reaches.
-pub const RECOVER_WINDOW: chrono::TimeDelta = chrono::TimeDelta::days(7);
-
 fn paused() -> AppError {
     AppError::new(
         ErrorCode::WebhookPaused,
@@ -455,7 +452,7 @@ pub async fn recover(
         .await?
         .ok_or_else(not_found)?;
     let now = core.clock.now();
-    let since = recover_since(since, now)?;
+    let since = recover_since(since, now, core.retention.recover_window())?;
     if !webhook.active {
         return Err(paused());
     }
@@ -468,10 +465,12 @@ pub async fn recover(
     Ok(requeued)
 }
 
-/// `since` of a recovery: an RFC 3339 time, not in the future, at most 7 days back.
+/// `since` of a recovery: an RFC 3339 time, not in the future, at most `window` back (7 days,
+/// or the deliveries' retention when shorter: older deliveries may be gone).
 fn recover_since(
     since: Option<&str>,
     now: chrono::DateTime<chrono::Utc>,
+    window: chrono::TimeDelta,
 ) -> AppResult<chrono::DateTime<chrono::Utc>> {
     let bad_since = |why: &str| AppError::new(ErrorCode::InvalidRequest, format!("since: {why}"));
     let since = since.ok_or_else(|| bad_since("required (an RFC 3339 date-time)"))?;
@@ -481,8 +480,13 @@ fn recover_since(
     if since > now {
         return Err(bad_since("in the future"));
     }
-    if since < now - RECOVER_WINDOW {
-        return Err(bad_since("at most 7 days back"));
+    if since < now - window {
+        let days = window.num_days();
+        return Err(bad_since(&if days == 7 {
+            "at most 7 days back".to_string()
+        } else {
+            format!("at most {days} days back (deliveries are kept {days} days)")
+        }));
     }
     Ok(since)
 }
@@ -510,7 +514,7 @@ pub async fn recover_business(
         .await?
         .ok_or_else(not_found)?;
     let now = core.clock.now();
-    let since = recover_since(since, now)?;
+    let since = recover_since(since, now, core.retention.recover_window())?;
     let mut recovery = BusinessRecovery {
         requeued: Vec::new(),
         skipped_paused: Vec::new(),

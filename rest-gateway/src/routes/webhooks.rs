@@ -377,7 +377,7 @@ pub async fn retry_delivery(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecoverBody {
-    /// Re-queue the failed deliveries created at or after this time (at most 7 days back).
+    /// Re-queue the failed deliveries created at or after this time (at most 7 days back, or the deliveries' retention when the operator set it shorter).
     #[schema(value_type = String, format = DateTime, required = true, example = "2026-11-23T09:00:00Z")]
     pub since: Option<String>,
 }

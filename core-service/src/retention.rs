@@ -1,0 +1,402 @@
+//! Retention: what the core keeps, and the background purge that deletes the rest.
+//!
+//! Every core runs the purge (there is no leader to elect): each pass deletes, class by class,
+//! rows past their retention in small batches, each batch one short transaction ordered by the
+//! column that ages it. On PostgreSQL a batch locks the rows it picked with `FOR UPDATE SKIP
+//! LOCKED`, so two cores purging at once take different rows instead of waiting on each other;
+//! on SQLite the single writer serialises them. Deleting is idempotent, so a pass cut short (a
+//! crash, a failed statement) is simply finished by the next one.
+//!
+//! Nothing that is still in play is ever purged: an undecided message, a delivery that is
+//! pending or retrying, an idempotency key inside its 24-hour window, a code or QR session that
+//! has not expired, a refresh family with a live token.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use sea_orm::{ConnectionTrait, DbBackend, DbErr, Statement, TransactionTrait, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::state::Core;
+
+const HOUR_MS: i64 = 3_600_000;
+const DAY_MS: i64 = 24 * HOUR_MS;
+
+/// How long the core keeps each kind of data, and how it purges the rest.
+#[derive(Debug, Clone, Args)]
+pub struct RetentionConfig {
+    /// Days a decided message (delivered or failed) stays in the history, counted from its
+    /// acceptance; 0 keeps them forever. Undecided messages are never purged. Usage totals count
+    /// the messages kept.
+    #[arg(long, env = "RETENTION_MESSAGES_DAYS", default_value_t = 90)]
+    pub retention_messages_days: u32,
+
+    /// Days a message stays in its recipient's inbox, counted from its delivery; 0 keeps them
+    /// forever.
+    #[arg(long, env = "RETENTION_INBOX_DAYS", default_value_t = 90)]
+    pub retention_inbox_days: u32,
+
+    /// Days an event (the record behind webhook deliveries) is kept; 0 keeps them forever.
+    #[arg(long, env = "RETENTION_EVENTS_DAYS", default_value_t = 30)]
+    pub retention_events_days: u32,
+
+    /// Days a finished webhook delivery (succeeded or failed) is kept with its attempt log,
+    /// counted from its creation; 0 keeps them forever. Recovery (`recover` since a time)
+    /// reaches back at most this far (and never more than 7 days).
+    #[arg(long, env = "RETENTION_DELIVERIES_DAYS", default_value_t = 30)]
+    pub retention_deliveries_days: u32,
+
+    /// Hours an Idempotency-Key's record is kept once its 24-hour window has passed (it no
+    /// longer answers then).
+    #[arg(long, env = "RETENTION_IDEMPOTENCY_KEYS_HOURS", default_value_t = 1)]
+    pub retention_idempotency_keys_hours: u32,
+
+    /// Hours a one-time code is kept after it expired (used or not).
+    #[arg(long, env = "RETENTION_OTP_CODES_HOURS", default_value_t = 24)]
+    pub retention_otp_codes_hours: u32,
+
+    /// Hours a QR sign-in session is kept after it expired.
+    #[arg(long, env = "RETENTION_QR_SESSIONS_HOURS", default_value_t = 1)]
+    pub retention_qr_sessions_hours: u32,
+
+    /// Days a refresh-token family is kept after it died (revoked, or its last token
+    /// expired); its used tokens, kept to detect reuse, go with it.
+    #[arg(long, env = "RETENTION_REFRESH_FAMILIES_DAYS", default_value_t = 7)]
+    pub retention_refresh_families_days: u32,
+
+    /// Seconds between two purge passes of this core (0: this core does not purge).
+    #[arg(long, env = "PURGE_INTERVAL_SECS", default_value_t = 60)]
+    pub purge_interval_secs: u64,
+
+    /// Rows one purge batch deletes (one short transaction each).
+    #[arg(long, env = "PURGE_BATCH_SIZE", default_value_t = 500,
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub purge_batch_size: u32,
+}
+
+impl RetentionConfig {
+    /// The oldest `created_at` a recovery may reach: 7 days, or less when deliveries are kept
+    /// for less.
+    pub fn recover_window(&self) -> chrono::TimeDelta {
+        let seven = chrono::TimeDelta::days(7);
+        match self.retention_deliveries_days {
+            0 => seven,
+            days => seven.min(chrono::TimeDelta::days(i64::from(days))),
+        }
+    }
+}
+
+/// The kinds of data the purge deletes, as the metrics label them.
+pub const CLASSES: &[&str] = &[
+    "messages",
+    "inbox",
+    "events",
+    "deliveries",
+    "idempotency_keys",
+    "otp_codes",
+    "qr_sessions",
+    "refresh_families",
+    "rate_limits",
+];
+
+/// Most batches of one class in one pass, so that a large backlog (the first pass after
+/// shortening a retention) is worked off over several passes rather than in one long run.
+const MAX_BATCHES_PER_PASS: usize = 200;
+
+/// Rows deleted by one pass, per class (in [`CLASSES`] order; attempt logs and refresh tokens
+/// are counted with their delivery or family).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Purged(pub Vec<(&'static str, u64)>);
+
+impl Purged {
+    pub fn get(&self, class: &str) -> u64 {
+        self.0
+            .iter()
+            .find(|(c, _)| *c == class)
+            .map_or(0, |(_, n)| *n)
+    }
+}
+
+/// Purges now and then until `cancel` fires.
+pub async fn run(core: Arc<Core>, cancel: CancellationToken) {
+    let every = core.retention.purge_interval_secs;
+    if every == 0 {
+        tracing::info!("this core does not purge (PURGE_INTERVAL_SECS=0)");
+        return;
+    }
+    // Cores started together should not purge in lockstep: the first pass waits a random part
+    // of the interval.
+    let first = Duration::from_millis(rand::random_range(0..=every * 1000));
+    let mut wait = first.min(Duration::from_secs(every));
+    loop {
+        tokio::select! {
+            () = cancel.cancelled() => return,
+            () = tokio::time::sleep(wait) => {}
+        }
+        wait = Duration::from_secs(every);
+        match purge(&core, &cancel).await {
+            Ok(purged) => {
+                let total: u64 = purged.0.iter().map(|(_, n)| n).sum();
+                if total > 0 {
+                    tracing::info!(rows = total, detail = ?purged.0, "retention purge");
+                }
+            }
+            Err(err) => {
+                tracing::warn!(error = %err, "retention purge failed; the next pass resumes")
+            }
+        }
+    }
+}
+
+/// One pass over every class. Records its progress in the metrics.
+pub async fn purge(core: &Core, cancel: &CancellationToken) -> Result<Purged, DbErr> {
+    let started = Instant::now();
+    let result = purge_classes(core, cancel).await;
+    metrics::histogram!("retention_purge_duration_seconds").record(started.elapsed());
+    let outcome = if result.is_ok() { "ok" } else { "error" };
+    metrics::counter!("retention_purge_runs_total", "result" => outcome).increment(1);
+    if result.is_ok() {
+        metrics::gauge!("retention_purge_last_success_timestamp_seconds")
+            .set(core.clock.now_ms() as f64 / 1000.0);
+    }
+    result
+}
+
+async fn purge_classes(core: &Core, cancel: &CancellationToken) -> Result<Purged, DbErr> {
+    let mut purged = Purged::default();
+    for &class in CLASSES {
+        let mut total = 0;
+        for _ in 0..MAX_BATCHES_PER_PASS {
+            if cancel.is_cancelled() {
+                break;
+            }
+            let Some(deleted) = purge_batch(core, class).await? else {
+                break;
+            };
+            total += deleted;
+            metrics::counter!("retention_purged_rows_total", "data" => class).increment(deleted);
+            if deleted < u64::from(core.retention.purge_batch_size) {
+                break;
+            }
+        }
+        purged.0.push((class, total));
+    }
+    Ok(purged)
+}
+
+/// A DELETE of the rows of `table` whose key is among the first `limit` rows matching
+/// `condition` in `order` (locked with SKIP LOCKED on PostgreSQL).
+struct Batch {
+    table: &'static str,
+    key: &'static str,
+    condition: &'static str,
+    order: &'static str,
+    /// Tables whose rows belong to the purged ones: `(table, column naming the key)`.
+    children: &'static [(&'static str, &'static str)],
+}
+
+/// How a class's rows age: what `$1` (and `$2`) of its condition compare with.
+enum Age {
+    /// A timestamp this many days back; 0 keeps the class forever.
+    Days(u32),
+    /// Unix milliseconds this many hours back.
+    Hours(u32),
+    /// Refresh families: a timestamp and Unix milliseconds this many days back.
+    DaysBoth(u32),
+}
+
+/// What one batch of `class` deletes, and how its rows age.
+fn class_batch(r: &RetentionConfig, class: &str) -> (Batch, Age) {
+    let batch = |table, key, condition, order, children| Batch {
+        table,
+        key,
+        condition,
+        order,
+        children,
+    };
+    let decided = "created_at < $1 AND status IN ('delivered', 'failed')";
+    let expired = "expires_at_ms < $1";
+    match class {
+        "messages" => (
+            batch("messages", "id", decided, "created_at", &[]),
+            Age::Days(r.retention_messages_days),
+        ),
+        "inbox" => (
+            batch(
+                "inbox_messages",
+                "message_id",
+                "delivered_at < $1",
+                "delivered_at",
+                &[],
+            ),
+            Age::Days(r.retention_inbox_days),
+        ),
+        "events" => (
+            batch("events", "id", "created_at < $1", "created_at", &[]),
+            Age::Days(r.retention_events_days),
+        ),
+        "deliveries" => (
+            batch(
+                "webhook_deliveries",
+                "id",
+                "created_at < $1 AND status IN ('succeeded', 'failed')",
+                "created_at",
+                &[("webhook_attempts", "delivery_id")],
+            ),
+            Age::Days(r.retention_deliveries_days),
+        ),
+        "idempotency_keys" => (
+            // Two-column key: deleted by the pair.
+            batch(
+                "idempotency_keys",
+                "business_id, \"key\"",
+                expired,
+                "expires_at_ms",
+                &[],
+            ),
+            Age::Hours(r.retention_idempotency_keys_hours),
+        ),
+        "otp_codes" => (
+            batch("otp_codes", "id", expired, "expires_at_ms", &[]),
+            Age::Hours(r.retention_otp_codes_hours),
+        ),
+        "qr_sessions" => (
+            batch("qr_sessions", "id", expired, "expires_at_ms", &[]),
+            Age::Hours(r.retention_qr_sessions_hours),
+        ),
+        // A family is dead when it was revoked, or when none of its tokens can still be used;
+        // it goes (with its tokens) once it has been dead for the retention.
+        "refresh_families" => (
+            batch(
+                "refresh_families",
+                "id",
+                "(revoked_at IS NOT NULL AND revoked_at < $1) OR (created_at < $1 \
+                 AND NOT EXISTS (SELECT 1 FROM refresh_tokens t \
+                 WHERE t.family_id = refresh_families.id AND t.expires_at_ms >= $2))",
+                "created_at",
+                &[("refresh_tokens", "family_id")],
+            ),
+            Age::DaysBoth(r.retention_refresh_families_days),
+        ),
+        // Expired limiter state limits nothing any more.
+        "rate_limits" => (
+            batch("rate_limits", "\"key\"", expired, "expires_at_ms", &[]),
+            Age::Hours(0),
+        ),
+        other => unreachable!("unknown retention class {other}"),
+    }
+}
+
+/// Deletes one batch of `class`; None when the class is kept forever.
+async fn purge_batch(core: &Core, class: &str) -> Result<Option<u64>, DbErr> {
+    let now_ms = core.clock.now_ms();
+    let (batch, age) = class_batch(&core.retention, class);
+    let at = |ms: i64| chrono::DateTime::from_timestamp_millis(ms).unwrap_or_default();
+    let values: Vec<Value> = match age {
+        Age::Days(0) => return Ok(None),
+        Age::Days(days) => vec![at(now_ms - i64::from(days) * DAY_MS).into()],
+        Age::Hours(hours) => vec![(now_ms - i64::from(hours) * HOUR_MS).into()],
+        Age::DaysBoth(days) => {
+            let cutoff = now_ms - i64::from(days) * DAY_MS;
+            vec![at(cutoff).into(), cutoff.into()]
+        }
+    };
+    delete_batch(core, &batch, values).await.map(Some)
+}
+
+async fn delete_batch(core: &Core, batch: &Batch, values: Vec<Value>) -> Result<u64, DbErr> {
+    let backend = core.db.get_database_backend();
+    let limit = core.retention.purge_batch_size;
+    let lock = if backend == DbBackend::Postgres {
+        " FOR UPDATE SKIP LOCKED"
+    } else {
+        ""
+    };
+    let Batch {
+        table,
+        key,
+        condition,
+        order,
+        children,
+    } = batch;
+    let pick =
+        format!("SELECT {key} FROM {table} WHERE {condition} ORDER BY {order} LIMIT {limit}{lock}");
+    if children.is_empty() {
+        // One statement: the subquery picks (and on PostgreSQL locks) the batch.
+        let sql = format!("DELETE FROM {table} WHERE ({key}) IN ({pick})");
+        let done = core
+            .db
+            .execute_raw(Statement::from_sql_and_values(backend, sql, values))
+            .await?;
+        return Ok(done.rows_affected());
+    }
+    let txn = core.db.begin().await?;
+    let deleted = if backend == DbBackend::Postgres {
+        // Pick and lock the keys, then delete the children and the rows by key.
+        let rows = txn
+            .query_all_raw(Statement::from_sql_and_values(backend, pick, values))
+            .await?;
+        let keys: Vec<Value> = rows
+            .iter()
+            .filter_map(|row| row.try_get_by_index::<uuid::Uuid>(0).ok())
+            .map(Value::from)
+            .collect();
+        if keys.is_empty() {
+            txn.commit().await?;
+            return Ok(0);
+        }
+        let placeholders = (1..=keys.len())
+            .map(|i| format!("${i}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        for (child, column) in *children {
+            let sql = format!("DELETE FROM {child} WHERE {column} IN ({placeholders})");
+            txn.execute_raw(Statement::from_sql_and_values(backend, sql, keys.clone()))
+                .await?;
+        }
+        let sql = format!("DELETE FROM {table} WHERE {key} IN ({placeholders})");
+        txn.execute_raw(Statement::from_sql_and_values(backend, sql, keys))
+            .await?
+            .rows_affected()
+    } else {
+        // SQLite: the transaction's first statement writes, so it waits for the one writer's
+        // lock (a read first would fail instead of waiting when another core wrote since); the
+        // lock then keeps the picked batch the same for every statement.
+        for (child, column) in *children {
+            let sql = format!("DELETE FROM {child} WHERE {column} IN ({pick})");
+            txn.execute_raw(Statement::from_sql_and_values(backend, sql, values.clone()))
+                .await?;
+        }
+        let sql = format!("DELETE FROM {table} WHERE {key} IN ({pick})");
+        txn.execute_raw(Statement::from_sql_and_values(backend, sql, values))
+            .await?
+            .rows_affected()
+    };
+    txn.commit().await?;
+    Ok(deleted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(deliveries_days: u32) -> RetentionConfig {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Wrapper {
+            #[command(flatten)]
+            retention: RetentionConfig,
+        }
+        let mut config = Wrapper::try_parse_from(["core"]).unwrap().retention;
+        config.retention_deliveries_days = deliveries_days;
+        config
+    }
+
+    #[test]
+    fn recovery_reaches_back_seven_days_or_the_deliveries_retention_if_shorter() {
+        assert_eq!(config(30).recover_window(), chrono::TimeDelta::days(7));
+        assert_eq!(config(0).recover_window(), chrono::TimeDelta::days(7));
+        assert_eq!(config(3).recover_window(), chrono::TimeDelta::days(3));
+    }
+}
