@@ -42,6 +42,7 @@ pub struct CoreApp {
     core: Arc<Core>,
     delivery: Arc<dyn DeliveryProvider>,
     dispatch_concurrency: usize,
+    grpc_tls: Option<crate::config::TlsIdentity>,
 }
 
 impl CoreApp {
@@ -105,6 +106,7 @@ impl CoreApp {
             core,
             delivery,
             dispatch_concurrency: config.delivery.dispatch_concurrency,
+            grpc_tls: config.grpc_tls.clone(),
         })
     }
 
@@ -148,7 +150,11 @@ impl CoreApp {
             );
             tokio::spawn(dispatcher.run(cancel.clone()))
         });
-        let result = tonic::transport::Server::builder()
+        let mut server = tonic::transport::Server::builder();
+        if let Some(tls) = &self.grpc_tls {
+            server = server.tls_config(tls.server_config()?)?;
+        }
+        let result = server
             .timeout(Duration::from_secs(30))
             // A gateway cancels a call whenever its HTTP client hangs up; a burst of such
             // cancellations is normal traffic here, not an attack to answer with GOAWAY (which

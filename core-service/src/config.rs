@@ -1,6 +1,7 @@
 //! The core's configuration: command-line flags with environment-variable fallbacks.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
@@ -74,6 +75,71 @@ pub struct CoreConfig {
 
     #[command(flatten)]
     pub retention: crate::retention::RetentionConfig,
+
+    /// The gRPC listener's TLS identity (the standalone core's `GRPC_TLS_CERT` and
+    /// `GRPC_TLS_KEY`); plain gRPC when None.
+    #[arg(skip)]
+    pub grpc_tls: Option<TlsIdentity>,
+}
+
+/// TLS for the core's gRPC listener: what the standalone `core-service` takes (the all-in-one's
+/// gateway and worker reach its core in-process, so it has none).
+#[derive(Debug, Clone, Args)]
+pub struct GrpcTlsArgs {
+    /// PEM certificate chain of the gRPC listener; with GRPC_TLS_KEY the core serves gRPC over
+    /// TLS only (clients use an https:// CORE_URL).
+    #[arg(long, env = "GRPC_TLS_CERT", requires = "grpc_tls_key")]
+    pub grpc_tls_cert: Option<PathBuf>,
+
+    /// PEM private key of GRPC_TLS_CERT.
+    #[arg(long, env = "GRPC_TLS_KEY", requires = "grpc_tls_cert")]
+    pub grpc_tls_key: Option<PathBuf>,
+}
+
+impl GrpcTlsArgs {
+    /// Reads and checks the certificate and key; None without them.
+    pub fn load(&self) -> anyhow::Result<Option<TlsIdentity>> {
+        let (Some(cert), Some(key)) = (&self.grpc_tls_cert, &self.grpc_tls_key) else {
+            return Ok(None);
+        };
+        let read = |path: &PathBuf, name: &str| {
+            std::fs::read(path).map_err(|e| anyhow::anyhow!("{name} {}: {e}", path.display()))
+        };
+        let identity = TlsIdentity {
+            cert_pem: read(cert, "GRPC_TLS_CERT")?,
+            key_pem: read(key, "GRPC_TLS_KEY")?,
+        };
+        identity.server_config()?;
+        Ok(Some(identity))
+    }
+}
+
+/// A PEM certificate chain and its key.
+#[derive(Clone)]
+pub struct TlsIdentity {
+    pub cert_pem: Vec<u8>,
+    pub key_pem: Vec<u8>,
+}
+
+impl std::fmt::Debug for TlsIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TlsIdentity(..)")
+    }
+}
+
+impl TlsIdentity {
+    /// The server's TLS settings; an error names what is wrong with the certificate or key.
+    pub fn server_config(&self) -> anyhow::Result<tonic::transport::ServerTlsConfig> {
+        let config = tonic::transport::ServerTlsConfig::new().identity(
+            tonic::transport::Identity::from_pem(&self.cert_pem, &self.key_pem),
+        );
+        // The PEM is only parsed when a server takes the settings: try one now, so a bad file
+        // stops the start with its name rather than the first connection.
+        tonic::transport::Server::builder()
+            .tls_config(config.clone())
+            .map_err(|e| anyhow::anyhow!("GRPC_TLS_CERT / GRPC_TLS_KEY: {e}"))?;
+        Ok(config)
+    }
 }
 
 #[derive(Debug, Clone, Args)]
@@ -236,5 +302,52 @@ impl CoreConfig {
         config.grpc_addr = SocketAddr::from(([127, 0, 0, 1], 0));
         config.metrics_addr = proto::metrics::MetricsAddr(None);
         config
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tls_file(name: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/tls")
+            .join(name)
+    }
+
+    fn tls(cert: &str, key: &str) -> GrpcTlsArgs {
+        GrpcTlsArgs {
+            grpc_tls_cert: Some(tls_file(cert)),
+            grpc_tls_key: Some(tls_file(key)),
+        }
+    }
+
+    #[test]
+    fn grpc_tls_loads_a_certificate_and_names_the_setting_at_fault() {
+        assert!(tls("core.pem", "core.key").load().unwrap().is_some());
+        let none = GrpcTlsArgs {
+            grpc_tls_cert: None,
+            grpc_tls_key: None,
+        };
+        assert!(none.load().unwrap().is_none());
+        let missing = tls("absent.pem", "core.key")
+            .load()
+            .unwrap_err()
+            .to_string();
+        assert!(missing.starts_with("GRPC_TLS_CERT "), "{missing}");
+        let missing = tls("core.pem", "absent.key")
+            .load()
+            .unwrap_err()
+            .to_string();
+        assert!(missing.starts_with("GRPC_TLS_KEY "), "{missing}");
+        // A key that is no key.
+        let swapped = tls("core.pem", "ca.pem").load().unwrap_err().to_string();
+        assert!(
+            swapped.starts_with("GRPC_TLS_CERT / GRPC_TLS_KEY"),
+            "{swapped}"
+        );
+        // Debug output never shows the key.
+        let loaded = tls("core.pem", "core.key").load().unwrap().unwrap();
+        assert_eq!(format!("{loaded:?}"), "TlsIdentity(..)");
     }
 }

@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use core_service::admin::cli::{self, AdminArgs};
-use core_service::config::DatabaseConfig;
+use core_service::config::{DatabaseConfig, GrpcTlsArgs};
 use core_service::{CoreApp, CoreConfig, Overrides, db, telemetry};
 use tokio_util::sync::CancellationToken;
 
@@ -17,13 +17,21 @@ struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     #[command(flatten)]
-    serve: CoreConfig,
+    serve: ServeArgs,
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    #[command(flatten)]
+    config: CoreConfig,
+    #[command(flatten)]
+    tls: GrpcTlsArgs,
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Serve gRPC (the default when no command is given).
-    Serve(Box<CoreConfig>),
+    Serve(Box<ServeArgs>),
     /// Apply pending database migrations and exit (`--status`: list applied and pending ones).
     Migrate(MigrateArgs),
     /// Operator commands against a running core; each prints JSON.
@@ -45,7 +53,7 @@ async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         None => serve(cli.serve).await,
-        Some(Command::Serve(config)) => serve(*config).await,
+        Some(Command::Serve(args)) => serve(*args).await,
         Some(Command::Migrate(args)) if args.status => migration_status(args.database).await,
         Some(Command::Migrate(args)) => migrate(args.database).await,
         Some(Command::Admin(args)) => match cli::run(args).await {
@@ -65,14 +73,17 @@ async fn main() -> std::process::ExitCode {
     }
 }
 
-async fn serve(config: CoreConfig) -> anyhow::Result<()> {
+async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let mut config = args.config;
+    config.grpc_tls = args.tls.load()?;
+    let tls = config.grpc_tls.is_some();
     let metrics_addr = config.metrics_addr;
     let app = CoreApp::build(config, Overrides::default()).await?;
     let cancel = CancellationToken::new();
     if let Some(addr) = metrics_addr.serve(cancel.clone()).await? {
         tracing::info!("metrics at http://{addr}/metrics");
     }
-    tracing::info!(addr = %app.local_addr(), "core gRPC listening");
+    tracing::info!(addr = %app.local_addr(), tls, "core gRPC listening");
     let stop = cancel.clone();
     tokio::spawn(async move {
         telemetry::shutdown_signal().await;

@@ -1,6 +1,7 @@
 //! The contract between the core, the gateway and the workers: the generated gRPC code
 //! (`bm.v1`) and the error catalogue that maps every error code to its gRPC code and HTTP status.
 
+pub mod channel;
 pub mod error_code;
 pub mod metrics;
 pub mod net;

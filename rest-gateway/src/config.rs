@@ -11,6 +11,10 @@ pub struct GatewayConfig {
     #[arg(long, env = "CORE_URL", default_value = "http://127.0.0.1:50051")]
     pub core_url: String,
 
+    /// PEM CA certificate to trust for an https:// CORE_URL (default: the system's roots).
+    #[arg(long, env = "CORE_TLS_CA")]
+    pub core_tls_ca: Option<std::path::PathBuf>,
+
     /// The core's INTERNAL_TOKEN: with it the core trusts the client IP and User-Agent the
     /// gateway forwards (without one configured, the core trusts only loopback callers).
     #[arg(long, env = "INTERNAL_TOKEN", hide_env_values = true)]
@@ -87,6 +91,7 @@ impl GatewayConfig {
     pub fn for_core(core_url: impl Into<String>) -> Self {
         GatewayConfig {
             core_url: core_url.into(),
+            core_tls_ca: None,
             internal_token: None,
             metrics_addr: proto::metrics::MetricsAddr(None),
             http: HttpSettings::default(),

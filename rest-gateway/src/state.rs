@@ -11,7 +11,7 @@ use proto::v1::messaging_service_client::MessagingServiceClient;
 use proto::v1::qr_service_client::QrServiceClient;
 use proto::v1::team_service_client::TeamServiceClient;
 use proto::v1::webhook_service_client::WebhookServiceClient;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 use tonic_health::pb::health_client::HealthClient;
 
 use crate::config::GatewayConfig;
@@ -37,8 +37,8 @@ impl AppState {
     /// Clients over one lazily connected channel: the gateway starts (and answers 503) while
     /// the core is down, and reconnects when it is back.
     pub fn new(config: &GatewayConfig) -> anyhow::Result<AppState> {
-        let channel = Endpoint::from_shared(config.core_url.clone())
-            .map_err(|e| anyhow::anyhow!("CORE_URL {}: {e}", config.core_url))?
+        let channel = proto::channel::endpoint(&config.core_url, config.core_tls_ca.as_deref())
+            .map_err(|e| anyhow::anyhow!(e))?
             .connect_timeout(Duration::from_secs(3))
             .timeout(Duration::from_secs(config.http.core_timeout_secs.max(1)))
             .tcp_nodelay(true)

@@ -219,6 +219,7 @@ e2e!(
 async fn run_demo(app: &crate::harness::TestApp, yes: bool) -> anyhow::Result<serde_json::Value> {
     core_service::admin::cli::run(core_service::admin::cli::AdminArgs {
         core_url: app.grpc_url.clone(),
+        core_tls_ca: app.core_tls_ca.clone(),
         internal_token: app.config.internal_token.clone(),
         command: core_service::admin::cli::AdminCommand::Demo { yes },
     })

@@ -190,6 +190,31 @@ pub struct Options {
     pub http: Option<ConfigureHttp>,
     /// The webhook worker's concurrency (default: the worker's own).
     pub worker_concurrency: Option<usize>,
+    /// Serve the core's gRPC over TLS (the test certificate of `tests/tls`): the gateway, the
+    /// workers and the admin client reach it at `https://localhost:port` trusting the test CA.
+    pub grpc_tls: bool,
+}
+
+/// The test CA and the core certificate it signed (for `localhost` and 127.0.0.1): test-only
+/// keys, committed so that no test needs a tool to make them.
+pub fn test_tls_file(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tls")
+        .join(name)
+}
+
+/// Where clients reach a core listening on `addr`, and the CA they trust for it.
+fn core_url(
+    config: &CoreConfig,
+    addr: std::net::SocketAddr,
+) -> (String, Option<std::path::PathBuf>) {
+    match config.grpc_tls {
+        Some(_) => (
+            format!("https://localhost:{}", addr.port()),
+            Some(test_tls_file("ca.pem")),
+        ),
+        None => (format!("http://{addr}"), None),
+    }
 }
 
 pub struct TestApp {
@@ -206,6 +231,8 @@ pub struct TestApp {
     worker_cancel: Mutex<Vec<CancellationToken>>,
     resolver: Option<Arc<dyn reqwest::dns::Resolve>>,
     worker_concurrency: Option<usize>,
+    /// The CA the clients trust when the core serves TLS.
+    pub core_tls_ca: Option<std::path::PathBuf>,
     _db: TestDb,
 }
 
@@ -268,6 +295,14 @@ impl TestApp {
         // Receivers in tests listen on loopback over http.
         config.webhooks.webhook_allow_insecure = true;
         config.database.database_max_connections = 5;
+        if options.grpc_tls {
+            config.grpc_tls = core_service::config::GrpcTlsArgs {
+                grpc_tls_cert: Some(test_tls_file("core.pem")),
+                grpc_tls_key: Some(test_tls_file("core.key")),
+            }
+            .load()
+            .expect("the test certificate loads");
+        }
         if let Some(configure) = &options.configure {
             configure(&mut config);
         }
@@ -282,12 +317,13 @@ impl TestApp {
         let core_app = CoreApp::build(config.clone(), overrides)
             .await
             .expect("core builds");
-        let grpc_url = format!("http://{}", core_app.local_addr());
+        let (grpc_url, core_tls_ca) = core_url(&config, core_app.local_addr());
         let core = core_app.core();
         let core_cancel = CancellationToken::new();
         let core_task = tokio::spawn(core_app.run_until_stopped(core_cancel.clone()));
 
         let mut gateway_config = GatewayConfig::for_core(grpc_url.clone());
+        gateway_config.core_tls_ca = core_tls_ca.clone();
         gateway_config.internal_token = options.internal_token.clone();
         if let Some(http) = &options.http {
             http(&mut gateway_config.http);
@@ -318,6 +354,7 @@ impl TestApp {
             worker_cancel: Mutex::new(Vec::new()),
             resolver: options.resolver.clone(),
             worker_concurrency: options.worker_concurrency,
+            core_tls_ca,
             _db: db,
         })
         .inspect(|app| {
@@ -328,6 +365,7 @@ impl TestApp {
     /// Starts one more webhook worker on this core's job stream; returns its stop switch.
     pub fn start_worker(&self) -> CancellationToken {
         let mut config = webhook_worker::WorkerConfig::for_core(self.grpc_url.clone());
+        config.core_tls_ca = self.core_tls_ca.clone();
         config.internal_token = self.config.internal_token.clone();
         if let Some(n) = self.worker_concurrency {
             config.settings.concurrency = n;
@@ -359,13 +397,14 @@ impl TestApp {
             sms: Some(self.sms.clone()),
             ..Default::default()
         };
-        let core_app = CoreApp::build(config, overrides)
+        let core_app = CoreApp::build(config.clone(), overrides)
             .await
             .expect("core builds");
-        let grpc_url = format!("http://{}", core_app.local_addr());
+        let (grpc_url, core_tls_ca) = core_url(&config, core_app.local_addr());
         let cancel = CancellationToken::new();
         tokio::spawn(core_app.run_until_stopped(cancel.clone()));
         let mut gateway_config = GatewayConfig::for_core(grpc_url.clone());
+        gateway_config.core_tls_ca = core_tls_ca;
         gateway_config.internal_token = self.config.internal_token.clone();
         let gateway = GatewayApp::build(gateway_config)
             .await
@@ -382,6 +421,7 @@ impl TestApp {
     /// Starts a webhook worker on another stack's core (stopped with that stack).
     pub fn start_worker_at(&self, stack: &Stack) {
         let mut config = webhook_worker::WorkerConfig::for_core(stack.grpc_url.clone());
+        config.core_tls_ca = self.core_tls_ca.clone();
         config.internal_token = self.config.internal_token.clone();
         tokio::spawn(webhook_worker::Worker::new(config).run_until_stopped(stack.cancel.clone()));
     }
@@ -461,9 +501,12 @@ impl TestApp {
     }
 
     pub async fn admin(&self) -> AdminServiceClient<tonic::transport::Channel> {
-        AdminServiceClient::connect(self.grpc_url.clone())
+        let channel = proto::channel::endpoint(&self.grpc_url, self.core_tls_ca.as_deref())
+            .expect("admin endpoint")
+            .connect()
             .await
-            .expect("admin client")
+            .expect("admin client");
+        AdminServiceClient::new(channel)
     }
 
     /// A request to the admin service, with the internal token when the core has one.

@@ -2,6 +2,7 @@
 
 mod fixtures;
 mod fuzz;
+mod grpc_tls;
 mod harness;
 mod health;
 

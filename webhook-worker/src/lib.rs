@@ -15,7 +15,7 @@ use proto::v1 as pb;
 use proto::v1::webhook_job_service_client::WebhookJobServiceClient;
 use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 use crate::guard::{GuardedResolver, SystemResolver, check_literal};
 
@@ -24,6 +24,10 @@ pub struct WorkerConfig {
     /// The core's gRPC address.
     #[arg(long, env = "CORE_URL", default_value = "http://127.0.0.1:50051")]
     pub core_url: String,
+
+    /// PEM CA certificate to trust for an https:// CORE_URL (default: the system's roots).
+    #[arg(long, env = "CORE_TLS_CA")]
+    pub core_tls_ca: Option<std::path::PathBuf>,
 
     /// The core's INTERNAL_TOKEN, presented on the job stream.
     #[arg(long, env = "INTERNAL_TOKEN", hide_env_values = true)]
@@ -55,6 +59,7 @@ impl WorkerConfig {
     pub fn for_core(core_url: impl Into<String>) -> Self {
         WorkerConfig {
             core_url: core_url.into(),
+            core_tls_ca: None,
             internal_token: None,
             metrics_addr: proto::metrics::MetricsAddr(None),
             settings: WorkerSettings::default(),
@@ -142,10 +147,12 @@ impl Worker {
         permissive: reqwest::Client,
         cancel: CancellationToken,
     ) -> anyhow::Result<()> {
-        let channel: Channel = Endpoint::from_shared(self.config.core_url.clone())?
-            .connect_timeout(Duration::from_secs(3))
-            .connect()
-            .await?;
+        let channel: Channel =
+            proto::channel::endpoint(&self.config.core_url, self.config.core_tls_ca.as_deref())
+                .map_err(|e| anyhow::anyhow!(e))?
+                .connect_timeout(Duration::from_secs(3))
+                .connect()
+                .await?;
         let mut client = WebhookJobServiceClient::new(channel);
         let slots = Arc::new(Semaphore::new(self.config.settings.concurrency.max(1)));
         let request = self.request(pb::JobsRequest {

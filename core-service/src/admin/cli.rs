@@ -13,6 +13,10 @@ pub struct AdminArgs {
     #[arg(long, env = "CORE_URL", default_value = "http://127.0.0.1:50051")]
     pub core_url: String,
 
+    /// PEM CA certificate to trust for an https:// CORE_URL (default: the system's roots).
+    #[arg(long, env = "CORE_TLS_CA")]
+    pub core_tls_ca: Option<std::path::PathBuf>,
+
     /// The core's INTERNAL_TOKEN (not needed against a core on loopback that has none).
     #[arg(long, env = "INTERNAL_TOKEN", hide_env_values = true)]
     pub internal_token: Option<String>,
@@ -176,9 +180,12 @@ fn with_token<T>(token: Option<&str>, body: T) -> Request<T> {
 
 /// Runs one command and returns the JSON to print.
 pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
-    let mut client_rpc = AdminServiceClient::connect(args.core_url.clone())
+    let channel = proto::channel::endpoint(&args.core_url, args.core_tls_ca.as_deref())
+        .map_err(|e| anyhow::anyhow!(e))?
+        .connect()
         .await
         .map_err(|e| anyhow::anyhow!("cannot reach the core at {}: {e}", args.core_url))?;
+    let mut client_rpc = AdminServiceClient::new(channel);
     let token = args.internal_token.filter(|t| !t.is_empty());
     let describe = |status: tonic::Status| {
         let err = proto::RemoteError::from_status(&status);

@@ -45,6 +45,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let grpc = core.local_addr();
     let gateway_config = GatewayConfig {
         core_url: format!("http://{grpc}"),
+        core_tls_ca: None,
         internal_token: internal_token.clone(),
         // One listener for the whole process: the core's METRICS_ADDR, below.
         metrics_addr: proto::metrics::MetricsAddr(None),
