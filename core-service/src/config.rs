@@ -206,10 +206,13 @@ pub struct DeliveryConfig {
     pub dispatch_concurrency: usize,
 }
 
+/// The embedded default: a SQLite file under `./data/`.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/core.db";
+
 #[derive(Debug, Clone, Args)]
 pub struct DatabaseConfig {
     /// `sqlite://path/to/file.db` or `postgres://user@host/db`.
-    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://data/core.db")]
+    #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
     pub database_url: String,
 
     /// Connections in the pool (PostgreSQL; SQLite always uses one writer connection).

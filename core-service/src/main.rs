@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use core_service::admin::cli::{self, AdminArgs};
-use core_service::config::{DatabaseConfig, GrpcTlsArgs};
+use core_service::config::{DEFAULT_DATABASE_URL, GrpcTlsArgs};
 use core_service::{CoreApp, CoreConfig, Overrides, db, telemetry};
 use tokio_util::sync::CancellationToken;
 
@@ -40,8 +40,9 @@ enum Command {
 
 #[derive(clap::Args)]
 struct MigrateArgs {
-    #[command(flatten)]
-    database: DatabaseConfig,
+    /// `sqlite://path/to/file.db` or `postgres://user@host/db`.
+    #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
+    database_url: String,
     /// Print the applied and the pending migrations (JSON) and change nothing.
     #[arg(long)]
     status: bool,
@@ -54,8 +55,8 @@ async fn main() -> std::process::ExitCode {
     let result = match cli.command {
         None => serve(cli.serve).await,
         Some(Command::Serve(args)) => serve(*args).await,
-        Some(Command::Migrate(args)) if args.status => migration_status(args.database).await,
-        Some(Command::Migrate(args)) => migrate(args.database).await,
+        Some(Command::Migrate(args)) if args.status => migration_status(&args.database_url).await,
+        Some(Command::Migrate(args)) => migrate(&args.database_url).await,
         Some(Command::Admin(args)) => match cli::run(args).await {
             Ok(value) => {
                 println!("{value}");
@@ -92,9 +93,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     app.run_until_stopped(cancel).await
 }
 
-async fn migration_status(database: DatabaseConfig) -> anyhow::Result<()> {
+async fn migration_status(database_url: &str) -> anyhow::Result<()> {
     use migrations::{Migrator, MigratorTrait};
-    let conn = db::connect(&database.database_url, 2).await?;
+    let conn = db::connect(database_url, 2).await?;
     let names = |list: Vec<sea_orm_migration::Migration>| -> Vec<String> {
         list.iter().map(|m| m.name().to_string()).collect()
     };
@@ -108,9 +109,9 @@ async fn migration_status(database: DatabaseConfig) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn migrate(database: DatabaseConfig) -> anyhow::Result<()> {
-    let conn = db::connect(&database.database_url, 2).await?;
-    db::migrate(&conn, &database.database_url).await?;
+async fn migrate(database_url: &str) -> anyhow::Result<()> {
+    let conn = db::connect(database_url, 2).await?;
+    db::migrate(&conn, database_url).await?;
     conn.close().await?;
     println!("{{\"migrated\":true}}");
     Ok(())

@@ -8,10 +8,16 @@ const BIN: &str = env!("CARGO_BIN_EXE_core-service");
 
 /// The core's first standard error lines, up to the one saying it listens.
 fn first_lines(format: Option<&str>) -> Vec<String> {
+    first_lines_with(format, &[])
+}
+
+/// As [`first_lines`], with `extra` in the environment.
+fn first_lines_with(format: Option<&str>, extra: &[(&str, &str)]) -> Vec<String> {
     let dir = std::env::temp_dir().join(format!(
-        "core-log-{}-{}",
+        "core-log-{}-{}-{}",
         std::process::id(),
-        format.unwrap_or("text")
+        format.unwrap_or("text"),
+        extra.len()
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let mut command = Command::new(BIN);
@@ -29,6 +35,9 @@ fn first_lines(format: Option<&str>) -> Vec<String> {
         .stderr(Stdio::piped());
     if let Some(format) = format {
         command.env("LOG_FORMAT", format);
+    }
+    for (k, v) in extra {
+        command.env(k, v);
     }
     let mut child = command.spawn().unwrap();
     let stderr = child.stderr.take().unwrap();
@@ -76,4 +85,23 @@ fn text_logs_written_to_a_pipe_have_no_colour_codes() {
     for line in first_lines(None) {
         assert!(!line.contains('\u{1b}'), "a colour code in {line:?}");
     }
+}
+
+#[test]
+fn settings_meant_for_the_gateway_or_the_worker_are_ignored() {
+    // One environment file serves the three binaries: the core starts with the gateway's and
+    // the worker's settings around it, even ones whose values it could not parse.
+    let lines = first_lines_with(
+        None,
+        &[
+            ("CORE_URL", "https://core.internal:50051"),
+            ("CORE_TLS_CA", "/nonexistent/ca.pem"),
+            ("HTTP_ADDR", "not an address"),
+            ("TRUST_PROXY", "maybe"),
+            ("MAX_BODY_BYTES", "lots"),
+            ("CORE_TIMEOUT_SECS", "soon"),
+            ("WORKER_CONCURRENCY", "many"),
+        ],
+    );
+    assert!(lines.iter().any(|l| l.contains("core gRPC listening")));
 }

@@ -1,14 +1,16 @@
-//! The all-in-one binary honours the gateway's and the worker's settings, not only the core's:
-//! `--help` lists them and `MAX_BODY_BYTES` takes effect.
+//! Each HTTP binary's `--help` lists exactly the settings it uses, and the all-in-one honours the
+//! gateway's and the worker's settings, not only the core's (`MAX_BODY_BYTES` takes effect).
 
 #![cfg(feature = "embedded")]
 
+use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_all-in-one");
+const GATEWAY: &str = env!("CARGO_BIN_EXE_rest-gateway");
 
 struct Running(Child);
 
@@ -19,25 +21,82 @@ impl Drop for Running {
     }
 }
 
+/// The environment variables a `--help` names (`[env: NAME...]`).
+fn help_env(bin: &str) -> BTreeSet<String> {
+    let out = Command::new(bin).arg("--help").output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout)
+        .split("[env: ")
+        .skip(1)
+        .map(|rest| {
+            rest.chars()
+                .take_while(|c| c.is_ascii_uppercase() || *c == '_')
+                .collect()
+        })
+        .collect()
+}
+
+fn set(names: &[&str]) -> BTreeSet<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
+/// What the standalone gateway reads.
+const GATEWAY_SETTINGS: &[&str] = &[
+    "CORE_URL",
+    "CORE_TLS_CA",
+    "INTERNAL_TOKEN",
+    "METRICS_ADDR",
+    "HTTP_ADDR",
+    "TRUST_PROXY",
+    "MAX_BODY_BYTES",
+    "CORE_TIMEOUT_SECS",
+    "HEADER_READ_TIMEOUT_SECS",
+    "BODY_READ_TIMEOUT_SECS",
+];
+
 #[test]
-fn help_lists_the_gateway_and_worker_settings() {
-    let out = Command::new(BIN).arg("--help").output().unwrap();
-    let help = String::from_utf8_lossy(&out.stdout);
-    for setting in [
-        "HTTP_ADDR",
-        "TRUST_PROXY",
-        "MAX_BODY_BYTES",
-        "CORE_TIMEOUT_SECS",
-        "HEADER_READ_TIMEOUT_SECS",
-        "BODY_READ_TIMEOUT_SECS",
-        "WORKER_CONCURRENCY",
-        "DATABASE_URL",
-    ] {
+fn the_standalone_gateways_help_lists_only_its_settings() {
+    assert_eq!(help_env(GATEWAY), set(GATEWAY_SETTINGS));
+}
+
+#[test]
+fn the_all_in_ones_help_lists_the_cores_the_gateways_and_the_workers_settings() {
+    let help = help_env(BIN);
+    // The gateway's and the worker's own settings, without the ones that name a core to reach
+    // (theirs is in the process) or TLS for the core's gRPC (it is reached on loopback).
+    for setting in GATEWAY_SETTINGS
+        .iter()
+        .chain(&[
+            "WORKER_CONCURRENCY",
+            "DATABASE_URL",
+            "GRPC_ADDR",
+            "RETENTION_MESSAGES_DAYS",
+        ])
+        .filter(|s| !matches!(**s, "CORE_URL" | "CORE_TLS_CA"))
+    {
         assert!(
-            help.contains(setting),
-            "--help does not list {setting}:\n{help}"
+            help.contains(*setting),
+            "--help does not list {setting}: {help:?}"
         );
     }
+    for setting in ["CORE_URL", "CORE_TLS_CA", "GRPC_TLS_CERT", "GRPC_TLS_KEY"] {
+        assert!(
+            !help.contains(setting),
+            "--help lists {setting}, which it does not use"
+        );
+    }
+    // Exactly the core's, the gateway's HTTP and the worker's settings.
+    fn env_names<T: clap::Args>() -> BTreeSet<String> {
+        T::augment_args(clap::Command::new("x"))
+            .get_arguments()
+            .filter_map(|a| a.get_env())
+            .map(|e| e.to_string_lossy().into_owned())
+            .collect()
+    }
+    let mut expected = env_names::<core_service::CoreConfig>();
+    expected.extend(env_names::<rest_gateway::HttpSettings>());
+    expected.extend(env_names::<webhook_worker::WorkerSettings>());
+    assert_eq!(help, expected);
 }
 
 #[test]

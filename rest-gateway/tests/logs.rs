@@ -255,3 +255,29 @@ fn metrics_are_served_on_metrics_addr_and_never_on_the_api_port() {
     assert!(public.contains("\"not_found\""), "{public}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_standalone_gateway_ignores_settings_meant_for_the_core_or_the_worker() {
+    // One environment file serves the three binaries: the gateway starts with the core's and
+    // the worker's settings around it, even ones it could not parse.
+    let (_gateway, rx, _) = start(
+        GATEWAY,
+        &[
+            ("HTTP_ADDR", "127.0.0.1:0"),
+            ("CORE_URL", "http://127.0.0.1:9"),
+            ("METRICS_ADDR", "off"),
+            ("DATABASE_URL", "postgres://nowhere/none"),
+            ("GRPC_ADDR", "not an address"),
+            ("GRPC_TLS_CERT", "/nonexistent/core.pem"),
+            ("OTP_COOLDOWN_SECS", "soon"),
+            ("WEBHOOK_ALLOW_INSECURE", "perhaps"),
+            ("RETENTION_MESSAGES_DAYS", "forever"),
+            ("WORKER_CONCURRENCY", "many"),
+        ],
+    );
+    let lines = lines_until(&rx, |l| l.contains("gateway listening"));
+    assert!(
+        lines.iter().any(|l| l.contains("gateway listening")),
+        "{lines:?}"
+    );
+}

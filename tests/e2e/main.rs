@@ -27,6 +27,7 @@ mod receiver;
 mod recipes;
 mod retention;
 mod sends;
+mod settings;
 mod sms_http;
 mod team;
 mod webhooks;

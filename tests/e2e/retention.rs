@@ -28,7 +28,7 @@ const TABLES: &[&str] = &[
     "refresh_tokens",
 ];
 
-async fn counts(app: &TestApp) -> BTreeMap<&'static str, i64> {
+pub(crate) async fn counts(app: &TestApp) -> BTreeMap<&'static str, i64> {
     use sea_orm::{ConnectionTrait, Statement};
     let backend = app.core.db.get_database_backend();
     let mut counts = BTreeMap::new();
@@ -59,7 +59,7 @@ fn minus(
 /// Idempotency-Key to a follower (a message, an inbox row, an event, a delivered webhook with
 /// its attempt), sign-ins (used codes and refresh families), a code requested and never used,
 /// and a QR session.
-async fn one_of_everything(app: &TestApp, receiver: &Receiver, n: u8) -> Business {
+pub(crate) async fn one_of_everything(app: &TestApp, receiver: &Receiver, n: u8) -> Business {
     let biz = live_business(app, &format!("+141555510{n}0"), ALL_SCOPES).await;
     follower(app, &biz, &format!("+141555510{n}1"), false).await;
     app.post(
@@ -89,7 +89,7 @@ async fn one_of_everything(app: &TestApp, receiver: &Receiver, n: u8) -> Busines
 
 /// Waits until every webhook attempt has been reported (the receiver answers before the
 /// worker reports).
-async fn settled(app: &TestApp, deliveries: i64) {
+pub(crate) async fn settled(app: &TestApp, deliveries: i64) {
     for _ in 0..300 {
         let c = counts(app).await;
         if c["webhook_attempts"] >= deliveries && c["webhook_deliveries"] >= deliveries {
@@ -100,7 +100,7 @@ async fn settled(app: &TestApp, deliveries: i64) {
     panic!("deliveries not reported: {:?}", counts(app).await);
 }
 
-async fn purge(app: &TestApp) -> BTreeMap<String, u64> {
+pub(crate) async fn purge(app: &TestApp) -> BTreeMap<String, u64> {
     let mut admin = app.admin().await;
     admin
         .purge(app.admin_request(proto::v1::PurgeRequest {}))
