@@ -38,6 +38,9 @@ impl Backend {
     }
 }
 
+/// How long a PostgreSQL call waits for a pooled connection (or a new one) before it fails.
+pub const POSTGRES_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
+
 /// Opens the pool. A SQLite file (and its folder) is created when missing; SQLite runs in WAL
 /// mode with one pooled connection, so writers never race for the lock.
 pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<DatabaseConnection> {
@@ -70,7 +73,13 @@ pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Database
             });
         }
         Backend::Postgres => {
-            options.max_connections(max_connections.max(2));
+            // While the database is away, a call waits at most this long for a connection and
+            // is then answered 503 by the core itself (and logged with its request id), well
+            // within the gateway's CORE_TIMEOUT_SECS, instead of being abandoned by the gateway.
+            options
+                .max_connections(max_connections.max(2))
+                .connect_timeout(POSTGRES_ACQUIRE_TIMEOUT)
+                .acquire_timeout(POSTGRES_ACQUIRE_TIMEOUT);
         }
     }
     let mut conn = Database::connect(options)
