@@ -152,7 +152,9 @@ impl CoreApp {
         });
         let mut server = tonic::transport::Server::builder();
         if let Some(tls) = &self.grpc_tls {
-            server = server.tls_config(tls.server_config()?)?;
+            server = server
+                .tls_config(tls.server_config())
+                .context("GRPC_TLS_CERT / GRPC_TLS_KEY")?;
         }
         let result = server
             .timeout(Duration::from_secs(30))

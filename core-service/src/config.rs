@@ -109,7 +109,11 @@ impl GrpcTlsArgs {
             cert_pem: read(cert, "GRPC_TLS_CERT")?,
             key_pem: read(key, "GRPC_TLS_KEY")?,
         };
-        identity.server_config()?;
+        // The PEM is only parsed when a server takes the settings: try one now, so a bad file
+        // stops the start with its name rather than failing the listener later.
+        tonic::transport::Server::builder()
+            .tls_config(identity.server_config())
+            .map_err(|e| anyhow::anyhow!("GRPC_TLS_CERT / GRPC_TLS_KEY: {e}"))?;
         Ok(Some(identity))
     }
 }
@@ -128,17 +132,12 @@ impl std::fmt::Debug for TlsIdentity {
 }
 
 impl TlsIdentity {
-    /// The server's TLS settings; an error names what is wrong with the certificate or key.
-    pub fn server_config(&self) -> anyhow::Result<tonic::transport::ServerTlsConfig> {
-        let config = tonic::transport::ServerTlsConfig::new().identity(
-            tonic::transport::Identity::from_pem(&self.cert_pem, &self.key_pem),
-        );
-        // The PEM is only parsed when a server takes the settings: try one now, so a bad file
-        // stops the start with its name rather than the first connection.
-        tonic::transport::Server::builder()
-            .tls_config(config.clone())
-            .map_err(|e| anyhow::anyhow!("GRPC_TLS_CERT / GRPC_TLS_KEY: {e}"))?;
-        Ok(config)
+    /// The gRPC server's TLS settings.
+    pub fn server_config(&self) -> tonic::transport::ServerTlsConfig {
+        tonic::transport::ServerTlsConfig::new().identity(tonic::transport::Identity::from_pem(
+            &self.cert_pem,
+            &self.key_pem,
+        ))
     }
 }
 

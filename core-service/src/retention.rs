@@ -109,15 +109,6 @@ const MAX_BATCHES_PER_PASS: usize = 200;
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Purged(pub Vec<(&'static str, u64)>);
 
-impl Purged {
-    pub fn get(&self, class: &str) -> u64 {
-        self.0
-            .iter()
-            .find(|(c, _)| *c == class)
-            .map_or(0, |(_, n)| *n)
-    }
-}
-
 /// Purges now and then until `cancel` fires.
 pub async fn run(core: Arc<Core>, cancel: CancellationToken) {
     let every = core.retention.purge_interval_secs;

@@ -19,7 +19,8 @@ async fn request(app: &TestApp, phone: &str) -> crate::harness::Reply {
     .await
 }
 
-async fn verify(app: &TestApp, phone: &str, code: &str) -> crate::harness::Reply {
+/// POSTs a code verification.
+pub(crate) async fn verify(app: &TestApp, phone: &str, code: &str) -> crate::harness::Reply {
     app.post(
         "/auth/business/otp/verify",
         None,
@@ -28,7 +29,8 @@ async fn verify(app: &TestApp, phone: &str, code: &str) -> crate::harness::Reply
     .await
 }
 
-fn wrong(code: &str) -> String {
+/// A code that is not `code`.
+pub(crate) fn wrong(code: &str) -> String {
     let first = if code.starts_with('0') { '1' } else { '0' };
     format!("{first}{}", &code[1..])
 }

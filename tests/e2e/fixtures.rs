@@ -58,6 +58,25 @@ pub async fn follower(
     (id, token)
 }
 
+/// Registers a webhook endpoint of `business` for `events`; returns the created endpoint (with
+/// its secret).
+pub async fn register_webhook(
+    app: &TestApp,
+    business: &Business,
+    url: &str,
+    events: &[&str],
+) -> Value {
+    let reply = app
+        .post(
+            "/business/webhooks",
+            Some(&business.owner_token),
+            json!({ "url": url, "events": events }),
+        )
+        .await;
+    reply.assert_ok(201);
+    reply.data().clone()
+}
+
 /// POSTs `body` to `path` with a bearer token and an optional Idempotency-Key.
 pub async fn post_keyed(
     app: &TestApp,

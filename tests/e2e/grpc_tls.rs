@@ -7,7 +7,7 @@ use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
 use crate::e2e;
-use crate::fixtures::{ALL_SCOPES, follower, live_business, send_v1};
+use crate::fixtures::{ALL_SCOPES, follower, live_business, register_webhook, send_v1};
 use crate::harness::Options;
 use crate::receiver::Receiver;
 
@@ -28,13 +28,7 @@ e2e!(
         let receiver = Receiver::start().await;
         let biz = live_business(&app, "+14155552000", ALL_SCOPES).await;
         follower(&app, &biz, "+14155552001", false).await;
-        app.post(
-            "/business/webhooks",
-            Some(&biz.owner_token),
-            json!({ "url": receiver.url(), "events": ["message.sent"] }),
-        )
-        .await
-        .assert_ok(201);
+        register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
         send_v1(
             &app,
             &biz,

@@ -9,7 +9,7 @@ use reqwest::Method;
 use serde_json::json;
 
 use crate::e2e;
-use crate::fixtures::{ALL_SCOPES, live_business};
+use crate::fixtures::{ALL_SCOPES, live_business, register_webhook};
 use crate::receiver::Receiver;
 
 const NEW_MASTER: &str = "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100";
@@ -22,16 +22,9 @@ e2e!(
         let old_jwt = app.config.jwt_secret.clone().unwrap();
         let receiver = Receiver::start().await;
         let biz = live_business(&app, "+14155550100", ALL_SCOPES).await;
-        let created = app
-            .post(
-                "/business/webhooks",
-                Some(&biz.owner_token),
-                json!({ "url": receiver.url(), "events": ["message.sent"] }),
-            )
-            .await;
-        created.assert_ok(201);
-        let secret = created.data()["secret"].as_str().unwrap().to_string();
-        let hook = created.data()["id"].as_str().unwrap().to_string();
+        let created = register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
+        let secret = created["secret"].as_str().unwrap().to_string();
+        let hook = created["id"].as_str().unwrap().to_string();
         app.stop_workers();
 
         // The fleet moves to the new keys, keeping the old ones as *_PREVIOUS.

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use crate::e2e;
-use crate::fixtures::{ALL_SCOPES, follower, live_business, send_v1};
+use crate::fixtures::{ALL_SCOPES, follower, live_business, register_webhook, send_v1};
 use crate::receiver::Receiver;
 
 /// The sum of the samples of `name` whose labels include every one of `labels`.
@@ -31,13 +31,7 @@ e2e!(
         let receiver = Receiver::start().await;
         let biz = live_business(&app, "+14155550100", ALL_SCOPES).await;
         follower(&app, &biz, "+14155550101", false).await;
-        app.post(
-            "/business/webhooks",
-            Some(&biz.owner_token),
-            json!({ "url": receiver.url(), "events": ["message.sent"] }),
-        )
-        .await
-        .assert_ok(201);
+        register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
         send_v1(
             &app,
             &biz,

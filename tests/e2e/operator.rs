@@ -5,7 +5,7 @@ use proto::v1 as pb;
 use serde_json::json;
 
 use crate::e2e;
-use crate::fixtures::{ALL_SCOPES, live_business};
+use crate::fixtures::{ALL_SCOPES, live_business, register_webhook};
 
 const OWNER: &str = "+14155550100";
 
@@ -158,15 +158,9 @@ e2e!(
     operator_revokes_one_app_and_pauses_one_endpoint_of_any_business,
     |app| async move {
         let biz = live_business(&app, OWNER, ALL_SCOPES).await;
-        let hook = app
-            .post(
-                "/business/webhooks",
-                Some(&biz.owner_token),
-                json!({ "url": "http://127.0.0.1:9/hooks", "events": ["message.sent"] }),
-            )
-            .await;
-        hook.assert_ok(201);
-        let hook_id = hook.data()["id"].as_str().unwrap().to_string();
+        let hook =
+            register_webhook(&app, &biz, "http://127.0.0.1:9/hooks", &["message.sent"]).await;
+        let hook_id = hook["id"].as_str().unwrap().to_string();
         let mut admin = app.admin().await;
         let revoked = admin
             .revoke_app(app.admin_request(pb::RevokeAppRequest {
@@ -224,18 +218,10 @@ e2e!(
         rx.answer(410);
         let biz = live_business(&app, OWNER, ALL_SCOPES).await;
         crate::fixtures::follower(&app, &biz, "+14155550102", false).await;
-        let register = |url: String| {
-            app.post(
-                "/business/webhooks",
-                Some(&biz.owner_token),
-                json!({ "url": url, "events": ["message.sent"] }),
-            )
-        };
-        let active = register(format!("{}?a", rx.url())).await;
-        active.assert_ok(201);
-        let paused = register(format!("{}?p", rx.url())).await;
-        paused.assert_ok(201);
-        let paused_id = paused.data()["id"].as_str().unwrap().to_string();
+        register_webhook(&app, &biz, &format!("{}?a", rx.url()), &["message.sent"]).await;
+        let paused =
+            register_webhook(&app, &biz, &format!("{}?p", rx.url()), &["message.sent"]).await;
+        let paused_id = paused["id"].as_str().unwrap().to_string();
         let since = chrono::Utc::now() - chrono::TimeDelta::minutes(1);
         crate::fixtures::send_v1(
             &app,

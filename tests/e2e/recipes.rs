@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use serde_json::json;
 
 use crate::e2e;
-use crate::fixtures::{ALL_SCOPES, follower, live_business, send_v1};
+use crate::fixtures::{ALL_SCOPES, follower, live_business, register_webhook, send_v1};
 use crate::receiver::Receiver;
 
 fn root() -> PathBuf {
@@ -72,15 +72,8 @@ e2e!(
         let rx = Receiver::start().await;
         let biz = live_business(&app, "+14155550100", ALL_SCOPES).await;
         follower(&app, &biz, "+14155550200", false).await;
-        let hook = app
-            .post(
-                "/business/webhooks",
-                Some(&biz.owner_token),
-                json!({ "url": rx.url(), "events": ["message.sent"] }),
-            )
-            .await;
-        hook.assert_ok(201);
-        let secret = hook.data()["secret"].as_str().unwrap().to_string();
+        let hook = register_webhook(&app, &biz, &rx.url(), &["message.sent"]).await;
+        let secret = hook["secret"].as_str().unwrap().to_string();
         send_v1(
             &app,
             &biz,

@@ -10,7 +10,7 @@ use serde_json::json;
 use core_service::clock::Clock;
 
 use crate::e2e;
-use crate::fixtures::{ALL_SCOPES, Business, follower, live_business, send_v1};
+use crate::fixtures::{ALL_SCOPES, Business, follower, live_business, register_webhook, send_v1};
 use crate::harness::{Options, TestApp};
 use crate::receiver::Receiver;
 
@@ -62,13 +62,7 @@ fn minus(
 pub(crate) async fn one_of_everything(app: &TestApp, receiver: &Receiver, n: u8) -> Business {
     let biz = live_business(app, &format!("+141555510{n}0"), ALL_SCOPES).await;
     follower(app, &biz, &format!("+141555510{n}1"), false).await;
-    app.post(
-        "/business/webhooks",
-        Some(&biz.owner_token),
-        json!({ "url": receiver.url(), "events": ["message.sent"] }),
-    )
-    .await
-    .assert_ok(201);
+    register_webhook(app, &biz, &receiver.url(), &["message.sent"]).await;
     let before = receiver.received().len();
     send_v1(
         app,
@@ -113,20 +107,12 @@ pub(crate) async fn purge(app: &TestApp) -> BTreeMap<String, u64> {
         .collect()
 }
 
-fn no_background_purge() -> Options {
-    Options {
-        configure: Some(Arc::new(|c| c.retention.purge_interval_secs = 0)),
-        ..Options::default()
-    }
-}
-
 const MINUTE: Duration = Duration::from_secs(60);
 const HOUR: Duration = Duration::from_secs(3600);
 const DAY: Duration = Duration::from_secs(24 * 3600);
 
 e2e!(
     retention_purges_each_kind_of_data_past_its_retention_and_nothing_younger,
-    no_background_purge(),
     |app| async move {
         let receiver = Receiver::start().await;
         let start = app.clock.now();
@@ -227,7 +213,6 @@ e2e!(
 
 e2e!(
     retention_purge_reports_its_progress_in_the_metrics,
-    no_background_purge(),
     |app| async move {
         let receiver = Receiver::start().await;
         one_of_everything(&app, &receiver, 3).await;
@@ -263,10 +248,7 @@ e2e!(
 e2e!(
     two_cores_purging_at_once_delete_each_row_once_in_small_batches,
     Options {
-        configure: Some(Arc::new(|c| {
-            c.retention.purge_interval_secs = 0;
-            c.retention.purge_batch_size = 2;
-        })),
+        configure: Some(Arc::new(|c| c.retention.purge_batch_size = 2)),
         ..Options::default()
     },
     |app| async move {
@@ -284,12 +266,7 @@ e2e!(
         }
         receiver.wait_for(10).await;
         settled(&app, 10).await;
-        let other = app
-            .second_stack(|c| {
-                c.retention.purge_interval_secs = 0;
-                c.retention.purge_batch_size = 2;
-            })
-            .await;
+        let other = app.second_stack(|_| {}).await;
         let messages = counts(&app).await["messages"];
         assert_eq!(messages, 10);
         app.clock.advance(91 * DAY);
@@ -326,26 +303,16 @@ e2e!(
 e2e!(
     recovery_reaches_back_no_further_than_the_deliveries_are_kept,
     Options {
-        configure: Some(Arc::new(|c| {
-            c.retention.purge_interval_secs = 0;
-            c.retention.retention_deliveries_days = 3;
-        })),
+        configure: Some(Arc::new(|c| c.retention.retention_deliveries_days = 3)),
         ..Options::default()
     },
     |app| async move {
         let receiver = Receiver::start().await;
         let biz = live_business(&app, "+14155551050", ALL_SCOPES).await;
-        let hook = app
-            .post(
-                "/business/webhooks",
-                Some(&biz.owner_token),
-                json!({ "url": receiver.url(), "events": ["message.sent"] }),
-            )
-            .await;
-        hook.assert_ok(201);
+        let hook = register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
         let path = format!(
             "/business/webhooks/{}/recover",
-            hook.data()["id"].as_str().unwrap()
+            hook["id"].as_str().unwrap()
         );
         let now = app.clock.now();
         let back = |days: i64| (now - chrono::TimeDelta::days(days)).to_rfc3339();

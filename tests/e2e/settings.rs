@@ -13,8 +13,9 @@ use core_service::CoreConfig;
 use core_service::clock::Clock;
 use serde_json::json;
 
+use crate::auth_otp::{verify, wrong};
 use crate::e2e;
-use crate::fixtures::{ALL_SCOPES, follower, live_business};
+use crate::fixtures::{ALL_SCOPES, follower, live_business, register_webhook};
 use crate::harness::{Options, TestApp};
 use crate::receiver::Receiver;
 
@@ -82,15 +83,6 @@ async fn request_code(
         request = request.header("x-forwarded-for", ip);
     }
     crate::harness::into_reply(request.send().await.unwrap()).await
-}
-
-async fn verify(app: &TestApp, phone: &str, code: &str) -> crate::harness::Reply {
-    app.post(
-        "/auth/business/otp/verify",
-        None,
-        json!({ "phone_number": phone, "code": code }),
-    )
-    .await
 }
 
 e2e!(
@@ -205,9 +197,8 @@ e2e!(
     |app| async move {
         app.create_user(PHONE).await;
         let code = app.request_code(PHONE).await;
-        let wrong = if code == "000000" { "111111" } else { "000000" };
         for _ in 0..2 {
-            verify(&app, PHONE, wrong)
+            verify(&app, PHONE, &wrong(&code))
                 .await
                 .assert_error(400, "invalid_otp_code");
         }
@@ -263,13 +254,7 @@ e2e!(
         receiver.answer(500);
         let biz = live_business(&app, PHONE, ALL_SCOPES).await;
         follower(&app, &biz, "+14155553001", false).await;
-        app.post(
-            "/business/webhooks",
-            Some(&biz.owner_token),
-            json!({ "url": receiver.url(), "events": ["message.sent"] }),
-        )
-        .await
-        .assert_ok(201);
+        register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
         crate::fixtures::send_v1(
             &app,
             &biz,
@@ -310,17 +295,8 @@ e2e!(
     |app| async move {
         let receiver = Receiver::start().await;
         let biz = live_business(&app, PHONE, ALL_SCOPES).await;
-        let hook = app
-            .post(
-                "/business/webhooks",
-                Some(&biz.owner_token),
-                json!({ "url": receiver.url(), "events": ["message.sent"] }),
-            )
-            .await;
-        let path = format!(
-            "/business/webhooks/{}/test",
-            hook.data()["id"].as_str().unwrap()
-        );
+        let hook = register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
+        let path = format!("/business/webhooks/{}/test", hook["id"].as_str().unwrap());
         app.post(&path, Some(&biz.owner_token), json!({}))
             .await
             .assert_ok(200);
@@ -391,7 +367,6 @@ e2e!(
 e2e!(
     setting_retention_of_each_kind_of_data_and_purge_batch_size,
     with(&[
-        ("PURGE_INTERVAL_SECS", "0"),
         ("PURGE_BATCH_SIZE", "1"),
         ("RETENTION_MESSAGES_DAYS", "3"),
         ("RETENTION_INBOX_DAYS", "4"),

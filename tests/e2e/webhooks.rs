@@ -11,24 +11,12 @@ use serde_json::{Value, json};
 use sha2::Sha256;
 
 use crate::e2e;
-use crate::fixtures::{ALL_SCOPES, Business, follower, live_business, send_v1};
+use crate::fixtures::{ALL_SCOPES, Business, follower, live_business, register_webhook, send_v1};
 use crate::harness::{Options, RawBody, Reply, TestApp};
 use crate::receiver::{Received, Receiver};
 
 const BIZ: &str = "+14155550100";
 const FAN: &str = "+14155550200";
-
-async fn register(app: &TestApp, biz: &Business, url: &str, events: &[&str]) -> Value {
-    let reply = app
-        .post(
-            "/business/webhooks",
-            Some(&biz.owner_token),
-            json!({ "url": url, "events": events }),
-        )
-        .await;
-    reply.assert_ok(201);
-    reply.data().clone()
-}
 
 async fn send(app: &TestApp, biz: &Business) -> String {
     let reply = send_v1(
@@ -91,7 +79,8 @@ e2e!(
         let rx = Receiver::start().await;
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         let (fan_id, _) = follower(&app, &biz, FAN, false).await;
-        let hook = register(&app, &biz, &rx.url(), &["message.sent", "message.failed"]).await;
+        let hook =
+            register_webhook(&app, &biz, &rx.url(), &["message.sent", "message.failed"]).await;
         let secret = hook["secret"].as_str().unwrap().to_string();
         assert!(secret.len() >= 32);
         let id = send(&app, &biz).await;
@@ -144,7 +133,7 @@ e2e!(
         rx.answer(500);
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &biz, FAN, false).await;
-        let hook = register(&app, &biz, &rx.url(), &["message.sent"]).await;
+        let hook = register_webhook(&app, &biz, &rx.url(), &["message.sent"]).await;
         let secret = hook["secret"].as_str().unwrap().to_string();
         send(&app, &biz).await;
         for (attempt, wait_units) in [(1, 1), (2, 2), (3, 4), (4, 8), (5, 16)] {
@@ -201,7 +190,7 @@ e2e!(
         rx.queue(&[302, 404]);
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &biz, FAN, false).await;
-        register(&app, &biz, &rx.url(), &["message.sent"]).await;
+        register_webhook(&app, &biz, &rx.url(), &["message.sent"]).await;
         send(&app, &biz).await;
         rx.wait_for(1).await;
         let entry = wait_log(&app, &biz, |d| d["attempts"] == 1).await;
@@ -236,7 +225,7 @@ e2e!(
         rx.hang(true);
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &biz, FAN, false).await;
-        register(&app, &biz, &rx.url(), &["message.sent"]).await;
+        register_webhook(&app, &biz, &rx.url(), &["message.sent"]).await;
         send(&app, &biz).await;
         let entry = wait_log(&app, &biz, |d| d["attempts"] == 1).await;
         assert_eq!(entry["status"], "retrying");
@@ -256,7 +245,7 @@ e2e!(
         rx.queue(&[503]);
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &biz, FAN, false).await;
-        let hook = register(&app, &biz, &rx.url(), &["message.sent"]).await;
+        let hook = register_webhook(&app, &biz, &rx.url(), &["message.sent"]).await;
         let path = format!("/business/webhooks/{}", hook["id"].as_str().unwrap());
         send(&app, &biz).await;
         wait_log(&app, &biz, |d| d["status"] == "retrying").await;
@@ -290,9 +279,9 @@ e2e!(
     |app| async move {
         let rx = Receiver::start().await;
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
-        let hook = register(&app, &biz, &rx.url(), &["grant.revoked"]).await;
+        let hook = register_webhook(&app, &biz, &rx.url(), &["grant.revoked"]).await;
         let other = Receiver::start().await;
-        register(&app, &biz, &other.url(), &["grant.revoked"]).await;
+        register_webhook(&app, &biz, &other.url(), &["grant.revoked"]).await;
         let reply = app
             .post(
                 &format!("/business/webhooks/{}/test", hook["id"].as_str().unwrap()),
@@ -325,7 +314,7 @@ e2e!(
     |app| async move {
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         let url = "https://hooks.example.com/in";
-        let hook = register(&app, &biz, url, &["message.sent"]).await;
+        let hook = register_webhook(&app, &biz, url, &["message.sent"]).await;
         assert!(hook["secret"].is_string());
         assert_eq!(hook["active"], true);
         assert_eq!(hook["events"], json!(["message.sent"]));
@@ -381,7 +370,7 @@ e2e!(
                 .await;
             assert_eq!((reply.status, reply.message()), (status, code), "{body}");
         }
-        let second = register(
+        let second = register_webhook(
             &app,
             &biz,
             "https://other.example.com/in",
@@ -429,7 +418,8 @@ e2e!(
         )
         .await
         .assert_ok(201);
-        let hook = register(&app, &biz, "https://hooks.example.com/a", &["message.sent"]).await;
+        let hook =
+            register_webhook(&app, &biz, "https://hooks.example.com/a", &["message.sent"]).await;
         let path = format!("/business/webhooks/{}", hook["id"].as_str().unwrap());
         app.get("/business/webhooks", Some(&member))
             .await
@@ -468,7 +458,7 @@ e2e!(
             .await;
         assert_eq!(theirs.data().as_array().unwrap().len(), 0);
         // The same URL in another business is no conflict.
-        register(
+        register_webhook(
             &app,
             &other,
             "https://hooks.example.com/a",
@@ -483,7 +473,7 @@ e2e!(
     |app| async move {
         let rx = Receiver::start().await;
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
-        let hook = register(&app, &biz, &rx.url(), &["grant.revoked"]).await;
+        let hook = register_webhook(&app, &biz, &rx.url(), &["grant.revoked"]).await;
         let (user_id, token) = app.user(FAN).await;
         let grant = proto::v1::GrantRequest {
             user_id: user_id.clone(),
@@ -527,7 +517,7 @@ e2e!(
         rx.hang(true);
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &biz, FAN, false).await;
-        register(&app, &biz, &rx.url(), &["message.sent"]).await;
+        register_webhook(&app, &biz, &rx.url(), &["message.sent"]).await;
         send(&app, &biz).await;
         rx.wait_for(1).await;
         app.stop_workers();
@@ -555,7 +545,7 @@ e2e!(
         app.start_worker();
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &biz, FAN, false).await;
-        register(&app, &biz, &rx.url(), &["message.sent"]).await;
+        register_webhook(&app, &biz, &rx.url(), &["message.sent"]).await;
         for _ in 0..12 {
             send(&app, &biz).await;
         }
@@ -608,7 +598,7 @@ e2e!(
         }
         // A name that (by the stub resolver) points at a private address: refused at connect time,
         // before any traffic.
-        register(
+        register_webhook(
             &app,
             &biz,
             "https://rebinding.example.com/in",
@@ -660,7 +650,7 @@ e2e!(
         let rx = Receiver::start().await;
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &biz, FAN, false).await;
-        register(&app, &biz, &rx.url(), &["message.sent"]).await;
+        register_webhook(&app, &biz, &rx.url(), &["message.sent"]).await;
         send(&app, &biz).await;
         rx.wait_for(1).await;
         // A caller without it is refused on both RPCs.
@@ -704,7 +694,7 @@ e2e!(
         rx.queue(&[503]);
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &biz, FAN, false).await;
-        register(&app, &biz, &rx.url(), &["message.sent"]).await;
+        register_webhook(&app, &biz, &rx.url(), &["message.sent"]).await;
         let message_id = send(&app, &biz).await;
         rx.wait_for(1).await;
         wait_log(&app, &biz, |d| d["attempts"] == 1).await;
@@ -762,8 +752,10 @@ e2e!(
         let rx = Receiver::start().await;
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &biz, FAN, false).await;
-        let first = register(&app, &biz, &format!("{}?a", rx.url()), &["message.sent"]).await;
-        let second = register(&app, &biz, &format!("{}?b", rx.url()), &["message.sent"]).await;
+        let first =
+            register_webhook(&app, &biz, &format!("{}?a", rx.url()), &["message.sent"]).await;
+        let second =
+            register_webhook(&app, &biz, &format!("{}?b", rx.url()), &["message.sent"]).await;
         for _ in 0..2 {
             send(&app, &biz).await;
         }
@@ -855,7 +847,7 @@ e2e!(
         rx.queue(&[400]);
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &biz, FAN, false).await;
-        let hook = register(&app, &biz, &rx.url(), &["message.sent"]).await;
+        let hook = register_webhook(&app, &biz, &rx.url(), &["message.sent"]).await;
         let hook_id = hook["id"].as_str().unwrap().to_string();
         send(&app, &biz).await;
         let first = rx.wait_for(1).await;
@@ -924,7 +916,7 @@ e2e!(
         rx.answer(410);
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &biz, FAN, false).await;
-        let hook = register(&app, &biz, &rx.url(), &["message.sent"]).await;
+        let hook = register_webhook(&app, &biz, &rx.url(), &["message.sent"]).await;
         let path = format!(
             "/business/webhooks/{}/recover",
             hook["id"].as_str().unwrap()
@@ -1000,7 +992,7 @@ e2e!(
         use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
         let rx = Receiver::start().await;
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
-        register(&app, &biz, &rx.url(), &["grant.revoked"]).await;
+        register_webhook(&app, &biz, &rx.url(), &["grant.revoked"]).await;
         let (user_id, token) = app.user(FAN).await;
         let grant = proto::v1::GrantRequest {
             user_id,
@@ -1052,7 +1044,7 @@ e2e!(
                 "url: must not contain a user name or password"
             );
         }
-        let hook = register(
+        let hook = register_webhook(
             &app,
             &biz,
             "https://hooks.example.com/in",
@@ -1111,7 +1103,7 @@ e2e!(
         )
         .await
         .assert_ok(200);
-        register(
+        register_webhook(
             &app,
             &biz,
             "https://hooks.example.com/again",
@@ -1120,7 +1112,7 @@ e2e!(
         .await;
         // Another business has its own allowance.
         let other = live_business(&app, "+14155550900", ALL_SCOPES).await;
-        register(
+        register_webhook(
             &app,
             &other,
             "https://hooks.example.com/0",
@@ -1134,8 +1126,10 @@ e2e!(
     test_events_are_limited_per_endpoint_per_minute,
     |app| async move {
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
-        let a = register(&app, &biz, "https://hooks.example.com/a", &["message.sent"]).await;
-        let b = register(&app, &biz, "https://hooks.example.com/b", &["message.sent"]).await;
+        let a =
+            register_webhook(&app, &biz, "https://hooks.example.com/a", &["message.sent"]).await;
+        let b =
+            register_webhook(&app, &biz, "https://hooks.example.com/b", &["message.sent"]).await;
         let test = |hook: &Value| {
             let path = format!("/business/webhooks/{}/test", hook["id"].as_str().unwrap());
             let token = biz.owner_token.clone();
@@ -1164,7 +1158,7 @@ e2e!(
         let rx = Receiver::start().await;
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &biz, FAN, false).await;
-        let hook = register(&app, &biz, &rx.url(), &["message.sent"]).await;
+        let hook = register_webhook(&app, &biz, &rx.url(), &["message.sent"]).await;
         let id: uuid::Uuid = hook["id"].as_str().unwrap().parse().unwrap();
         let plain = hook["secret"].as_str().unwrap().to_string();
         let key = app.core.keys.webhook_key;
@@ -1225,10 +1219,10 @@ e2e!(
         let fast_rx = Receiver::start().await;
         let slow = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &slow, FAN, false).await;
-        let slow_endpoint = register(&app, &slow, &slow_rx.url(), &["message.sent"]).await;
+        let slow_endpoint = register_webhook(&app, &slow, &slow_rx.url(), &["message.sent"]).await;
         let fast = live_business(&app, "+14155550900", ALL_SCOPES).await;
         follower(&app, &fast, "+14155550901", false).await;
-        let fast_endpoint = register(&app, &fast, &fast_rx.url(), &["message.sent"]).await;
+        let fast_endpoint = register_webhook(&app, &fast, &fast_rx.url(), &["message.sent"]).await;
 
         // Forty deliveries queue for the receiver that never answers (each attempt waits for the
         // 1 s timeout), then five for the one that answers at once. The worker has 4 slots.
