@@ -49,6 +49,13 @@ function say(kind, text) {
   flash.replaceChildren(notice(kind, text));
 }
 
+// Renders the current page again, then says what happened: once the sentence shows, the page
+// under it is the fresh one (a form being filled in is never replaced after it).
+async function reload(kind, text) {
+  await route();
+  say(kind, text);
+}
+
 function when(iso) {
   if (!iso) return '';
   const d = new Date(iso);
@@ -299,8 +306,7 @@ async function accountPage() {
         if (website) body.website_url = website;
         await api('POST', '/business/sandbox', body);
         await loadMe();
-        say('ok', 'Your sandbox business is ready.');
-        route();
+        await reload('ok', 'Your sandbox business is ready.');
       }));
     return;
   }
@@ -329,8 +335,7 @@ async function accountPage() {
       category: category || null,
       website_url: website || null,
     });
-    say('ok', 'Saved.');
-    route();
+    await reload('ok', 'Saved.');
   }) : h('p', { class: 'muted' }, 'Only the owner or an admin can edit the profile.');
   page('Account', ...why, facts, h('h2', {}, 'Profile'), edit);
 }
@@ -348,11 +353,10 @@ async function teamPage() {
         onchange: async (e) => {
           try {
             await api('POST', '/business/team', { phone_number: m.phone_number, role: e.target.value });
-            say('ok', `${m.phone_number} is now ${e.target.value}.`);
+            await reload('ok', `${m.phone_number} is now ${e.target.value}.`);
           } catch (err) {
-            say('error', describe(err));
+            await reload('error', describe(err));
           }
-          route();
         },
       }, ['admin', 'member'].map((r) => h('option', { value: r, selected: r === m.role }, r)))
       : m.role),
@@ -360,8 +364,7 @@ async function teamPage() {
     h('td', {}, manage && m.role !== 'owner' ? act('Remove', async () => {
       if (!confirm(`Remove ${m.phone_number} from the team?`)) return;
       await api('DELETE', `/business/team/${m.user_id}`);
-      say('ok', `${m.phone_number} was removed.`);
-      route();
+      await reload('ok', `${m.phone_number} was removed.`);
     }, 'danger') : null)));
   const add = manage ? form({ 'aria-label': 'Add a team member' }, [
     field('Phone number', h('input', { type: 'tel', name: 'phone', placeholder: '+14155550123', required: true })),
@@ -369,8 +372,7 @@ async function teamPage() {
   ], 'Add to the team', async (data) => {
     const phone = String(data.get('phone') || '').trim();
     await api('POST', '/business/team', { phone_number: phone, role: data.get('role') });
-    say('ok', `${phone} was added.`);
-    route();
+    await reload('ok', `${phone} was added.`);
   }) : h('p', { class: 'muted' }, 'Only the owner or an admin can change the team.');
   page('Team', table(['Phone', 'Role', 'Added', ''], rows), h('h2', {}, 'Add someone'), add);
 }
@@ -397,8 +399,7 @@ async function appsPage() {
       act('Delete', async () => {
         if (!confirm(`Delete ${a.name}? Its token stops working at once.`)) return;
         await api('DELETE', `/business/apps/${a.id}`);
-        say('ok', `${a.name} was deleted.`);
-        route();
+        await reload('ok', `${a.name} was deleted.`);
       }, 'danger')))));
   const create = form({ 'aria-label': 'Create an app' }, [
     field('Name', h('input', { type: 'text', name: 'name', maxlength: 100, required: true })),
@@ -444,7 +445,7 @@ async function webhooksPage() {
           }),
           act(w.active ? 'Pause' : 'Resume', async () => {
             await api('PATCH', `/business/webhooks/${w.id}`, { active: !w.active });
-            route();
+            await route();
           }),
           act('Edit', async () => {
             editor.replaceChildren(form({ 'aria-label': `Edit ${w.url}` }, [
@@ -452,15 +453,13 @@ async function webhooksPage() {
               eventBoxes(w.events),
             ], 'Save', async (data) => {
               await api('PATCH', `/business/webhooks/${w.id}`, { url: String(data.get('url') || '').trim(), events: data.getAll('events') });
-              say('ok', 'Saved.');
-              route();
+              await reload('ok', 'Saved.');
             }));
           }),
           act('Delete', async () => {
             if (!confirm(`Delete the endpoint ${w.url}?`)) return;
             await api('DELETE', `/business/webhooks/${w.id}`);
-            say('ok', 'The endpoint was deleted.');
-            route();
+            await reload('ok', 'The endpoint was deleted.');
           }, 'danger'),
         ] : null)));
   });
@@ -507,8 +506,7 @@ async function deliveriesPage() {
         h('td', {}, a.error || ''), h('td', {}, `${a.duration_ms} ms`)))),
       d.status === 'failed' && canManage() ? act('Retry this delivery', async () => {
         await api('POST', `/business/webhook-deliveries/${id}/retry`);
-        say('ok', 'The delivery is queued again.');
-        route();
+        await reload('ok', 'The delivery is queued again.');
       }, '') : null));
   };
   const rows = log.deliveries.map((d) => h('tr', { dataset: { delivery: d.event_type } },
@@ -539,8 +537,7 @@ async function messagesPage() {
       to: String(data.get('to') || '').trim(), category: data.get('category'), body: String(data.get('body') || ''),
     });
     f.reset();
-    say('ok', `Sent: message ${sent.id}.`);
-    route();
+    await reload('ok', `Sent: message ${sent.id}.`);
   });
   const rows = history.messages.map((m) => h('tr', { dataset: { message: m.id } },
     h('td', {}, when(m.created_at)), h('td', {}, m.to), h('td', {}, m.category), h('td', {}, m.source),
