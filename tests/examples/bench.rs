@@ -10,8 +10,9 @@
 //!   one commit) driven at the same concurrency straight through sqlx, on the same database.
 //!
 //! It prints accepted sends/s, accept latency, send-to-webhook latency, deliveries/s during and
-//! after the load, the drain time, the process's RSS and, on PostgreSQL, SQL statements and
-//! commits per message.
+//! after the load, the drain time, the process's RSS, SQL statements per message, the CPU time
+//! per accepted send (`cpu_us_per_send stack=... database=...`) and, on PostgreSQL, commits per
+//! message.
 //!
 //!     cargo run --release -p e2e-tests --example bench -- --help
 #![allow(dead_code)]
@@ -306,6 +307,74 @@ fn rss_mb() -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
+/// The kernel's clock ticks per second for `/proc/*/stat` times (USER_HZ, 100 on Linux).
+const TICKS_PER_SEC: f64 = 100.0;
+
+/// User + system CPU seconds of process `pid` (`self` for this one) from `/proc/<pid>/stat`,
+/// threads included.
+fn cpu_secs(pid: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces: the fields after it start behind the last ')'.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / TICKS_PER_SEC)
+}
+
+/// CPU seconds so far of every PostgreSQL backend serving this database, by pid (read from
+/// `/proc`, so only for a server on this machine). `None` on SQLite, or when no backend's
+/// `/proc` entry can be read.
+async fn pg_backend_cpu(app: &TestApp) -> Option<HashMap<i32, f64>> {
+    if app.core.db.get_database_backend() != sea_orm::DbBackend::Postgres {
+        return None;
+    }
+    let rows = app
+        .core
+        .db
+        .query_all_raw(sea_orm::Statement::from_string(
+            sea_orm::DbBackend::Postgres,
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()",
+        ))
+        .await
+        .ok()?;
+    let cpu: HashMap<i32, f64> = rows
+        .iter()
+        .filter_map(|row| row.try_get::<i32>("", "pid").ok())
+        .filter_map(|pid| Some((pid, cpu_secs(&pid.to_string())?)))
+        .collect();
+    (!cpu.is_empty()).then_some(cpu)
+}
+
+/// CPU time at a phase's start: this process's and the database backends'.
+struct CpuMark {
+    stack: Option<f64>,
+    database: Option<HashMap<i32, f64>>,
+}
+
+impl CpuMark {
+    async fn now(app: &TestApp) -> Self {
+        Self {
+            stack: cpu_secs("self"),
+            database: pg_backend_cpu(app).await,
+        }
+    }
+
+    /// CPU seconds spent since `self`: the stack's, and the backends' (a backend that
+    /// connected during the phase counts whole; one that left during it is not seen).
+    fn since(&self, end: &CpuMark) -> (Option<f64>, Option<f64>) {
+        let stack = end.stack.zip(self.stack).map(|(e, s)| e - s);
+        let database = match (&self.database, &end.database) {
+            (Some(start), Some(end)) => Some(
+                end.iter()
+                    .map(|(pid, e)| e - start.get(pid).copied().unwrap_or(0.0))
+                    .sum(),
+            ),
+            _ => None,
+        };
+        (stack, database)
+    }
+}
+
 /// Transactions committed (or rolled back) in this database so far, once the server's counters
 /// have settled (backends flush their statistics lazily).
 async fn pg_transactions(app: &TestApp) -> Option<i64> {
@@ -342,12 +411,13 @@ async fn report(
     app: &TestApp,
     args: &Args,
     arrivals: &Arrivals,
-    before: (u64, Option<i64>, usize),
+    before: (u64, Option<i64>, usize, CpuMark),
     mut result: PhaseResult,
 ) {
     let load_secs = (result.ended - result.started).as_secs_f64();
     let expected = result.accepted.len() * args.endpoints;
     let drain_deadline = result.ended + Duration::from_secs(args.drain_timeout);
+    // CPU per send counts the drain too: delivering the webhooks is part of a send's cost.
     let drained = loop {
         let got = arrivals.log.lock().unwrap().len() - before.2;
         if got >= expected {
@@ -378,6 +448,7 @@ async fn report(
         .collect();
     webhook.sort();
     result.latencies.sort();
+    let (cpu_stack, cpu_database) = before.3.since(&CpuMark::now(app).await);
     let statements = core_service::db::STATEMENTS.load(Ordering::Relaxed) - before.0;
     let transactions = match before.1 {
         Some(start) => pg_transactions(app).await.map(|end| end - start),
@@ -419,6 +490,14 @@ async fn report(
     println!(
         "SQL statements per message (the core's, BEGIN/COMMIT not counted): {:.2}",
         statements as f64 / messages
+    );
+    let per_send = |secs: Option<f64>| {
+        secs.map_or_else(|| "-".to_string(), |s| format!("{:.0}", s * 1e6 / messages))
+    };
+    println!(
+        "cpu_us_per_send stack={} database={} (user+system CPU per accepted send, drain included: this process with its load generator and receiver; the PostgreSQL backends of this database)",
+        per_send(cpu_stack),
+        per_send(cpu_database)
     );
     if let Some(transactions) = transactions {
         println!(
@@ -630,6 +709,7 @@ async fn main() {
             core_service::db::STATEMENTS.load(Ordering::Relaxed),
             pg_transactions(&app).await,
             arrivals.log.lock().unwrap().len(),
+            CpuMark::now(&app).await,
         );
         match phase.as_str() {
             "closed" => {
