@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::admin::grpc::AdminGrpc;
 use crate::apps::grpc::AppGrpc;
 use crate::business::grpc::{BusinessGrpc, TeamGrpc};
+use crate::caller::internal_guard;
 use crate::clock::{SharedClock, SystemClock};
 use crate::config::{CoreConfig, DeliveryProviderKind, SmsProviderKind};
 use crate::consent::grpc::ConsentGrpc;
@@ -26,7 +27,7 @@ use crate::qr::grpc::QrGrpc;
 use crate::secrets::Keys;
 use crate::sms::{HttpSms, LogSms, SmsSender};
 use crate::state::Core;
-use crate::webhooks::grpc::{JobGrpc, WebhookGrpc, listen_for_other_cores};
+use crate::webhooks::grpc::{JobGrpc, WebhookGrpc};
 
 /// Replacements for the outside world, for tests and embedding.
 #[derive(Default, Clone)]
@@ -141,7 +142,10 @@ impl CoreApp {
 
         let janitor = tokio::spawn(crate::retention::run(core.clone(), cancel.clone()));
         let sampler = tokio::spawn(crate::metrics::sample(core.clone(), cancel.clone()));
-        let listener = tokio::spawn(listen_for_other_cores(core.clone(), cancel.clone()));
+        let listener = tokio::spawn({
+            let (core, cancel) = (core.clone(), cancel.clone());
+            async move { core.webhook_wakeup.listen(cancel).await }
+        });
         let dispatcher = (self.dispatch_concurrency > 0).then(|| {
             let dispatcher = Dispatcher::new(
                 core.clone(),
@@ -162,9 +166,9 @@ impl CoreApp {
             // cancellations is normal traffic here, not an attack to answer with GOAWAY (which
             // would fail the other calls in flight on that connection).
             .http2_max_pending_accept_reset_streams(Some(10_000))
-            .layer(crate::grpc_util::access_log())
-            .layer(crate::grpc_util::GrpcMetricsLayer)
-            .layer(crate::grpc_util::DetachLayer)
+            .layer(crate::layers::access_log())
+            .layer(crate::layers::GrpcMetricsLayer)
+            .layer(crate::layers::DetachLayer)
             .add_service(health_service)
             .add_service(reflection)
             .add_service(reflection_v1alpha)
@@ -174,9 +178,12 @@ impl CoreApp {
             .add_service(pb::business_service_server::BusinessServiceServer::new(
                 BusinessGrpc { core: core.clone() },
             ))
-            .add_service(pb::admin_service_server::AdminServiceServer::new(
-                AdminGrpc { core: core.clone() },
-            ))
+            .add_service(
+                pb::admin_service_server::AdminServiceServer::with_interceptor(
+                    AdminGrpc { core: core.clone() },
+                    internal_guard(core.clone()),
+                ),
+            )
             .add_service(pb::team_service_server::TeamServiceServer::new(TeamGrpc {
                 core: core.clone(),
             }))
@@ -193,10 +200,13 @@ impl CoreApp {
                 WebhookGrpc { core: core.clone() },
             ))
             .add_service(
-                pb::webhook_job_service_server::WebhookJobServiceServer::new(JobGrpc {
-                    core: core.clone(),
-                    shutdown: cancel.clone(),
-                }),
+                pb::webhook_job_service_server::WebhookJobServiceServer::with_interceptor(
+                    JobGrpc {
+                        core: core.clone(),
+                        shutdown: cancel.clone(),
+                    },
+                    internal_guard(core.clone()),
+                ),
             )
             .add_service(pb::grant_service_server::GrantServiceServer::new(
                 GrantGrpc { core: core.clone() },

@@ -74,7 +74,7 @@ pub struct CoreConfig {
     pub limits: LimitsConfig,
 
     #[command(flatten)]
-    pub retention: crate::retention::RetentionConfig,
+    pub retention: RetentionConfig,
 
     /// The gRPC listener's TLS identity (the standalone core's `GRPC_TLS_CERT` and
     /// `GRPC_TLS_KEY`); plain gRPC when None.
@@ -307,6 +307,70 @@ impl CoreConfig {
     }
 }
 
+/// How long the core keeps each kind of data, and how it purges the rest.
+#[derive(Debug, Clone, Args)]
+pub struct RetentionConfig {
+    /// Days a decided message (delivered or failed) stays in the history, counted from its
+    /// acceptance; 0 keeps them forever. Undecided messages are never purged. Usage totals count
+    /// the messages kept.
+    #[arg(long, env = "RETENTION_MESSAGES_DAYS", default_value_t = 90)]
+    pub retention_messages_days: u32,
+
+    /// Days a message stays in its recipient's inbox, counted from its delivery; 0 keeps them
+    /// forever.
+    #[arg(long, env = "RETENTION_INBOX_DAYS", default_value_t = 90)]
+    pub retention_inbox_days: u32,
+
+    /// Days an event (the record behind webhook deliveries) is kept; 0 keeps them forever.
+    #[arg(long, env = "RETENTION_EVENTS_DAYS", default_value_t = 30)]
+    pub retention_events_days: u32,
+
+    /// Days a finished webhook delivery (succeeded or failed) is kept with its attempt log,
+    /// counted from its creation; 0 keeps them forever. Recovery (`recover` since a time)
+    /// reaches back at most this far (and never more than 7 days).
+    #[arg(long, env = "RETENTION_DELIVERIES_DAYS", default_value_t = 30)]
+    pub retention_deliveries_days: u32,
+
+    /// Hours an Idempotency-Key's record is kept once its 24-hour window has passed (it no
+    /// longer answers then).
+    #[arg(long, env = "RETENTION_IDEMPOTENCY_KEYS_HOURS", default_value_t = 1)]
+    pub retention_idempotency_keys_hours: u32,
+
+    /// Hours a one-time code is kept after it expired (used or not).
+    #[arg(long, env = "RETENTION_OTP_CODES_HOURS", default_value_t = 24)]
+    pub retention_otp_codes_hours: u32,
+
+    /// Hours a QR sign-in session is kept after it expired.
+    #[arg(long, env = "RETENTION_QR_SESSIONS_HOURS", default_value_t = 1)]
+    pub retention_qr_sessions_hours: u32,
+
+    /// Days a refresh-token family is kept after it died (revoked, or its last token
+    /// expired); its used tokens, kept to detect reuse, go with it.
+    #[arg(long, env = "RETENTION_REFRESH_FAMILIES_DAYS", default_value_t = 7)]
+    pub retention_refresh_families_days: u32,
+
+    /// Seconds between two purge passes of this core (0: this core does not purge).
+    #[arg(long, env = "PURGE_INTERVAL_SECS", default_value_t = 60)]
+    pub purge_interval_secs: u64,
+
+    /// Rows one purge batch deletes (one short transaction each).
+    #[arg(long, env = "PURGE_BATCH_SIZE", default_value_t = 500,
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub purge_batch_size: u32,
+}
+
+impl RetentionConfig {
+    /// The oldest `created_at` a recovery may reach: 7 days, or less when deliveries are kept
+    /// for less.
+    pub fn recover_window(&self) -> chrono::TimeDelta {
+        let seven = chrono::TimeDelta::days(7);
+        match self.retention_deliveries_days {
+            0 => seven,
+            days => seven.min(chrono::TimeDelta::days(i64::from(days))),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,5 +415,24 @@ mod tests {
         // Debug output never shows the key.
         let loaded = tls("core.pem", "core.key").load().unwrap().unwrap();
         assert_eq!(format!("{loaded:?}"), "TlsIdentity(..)");
+    }
+
+    fn retention(deliveries_days: u32) -> RetentionConfig {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Wrapper {
+            #[command(flatten)]
+            retention: RetentionConfig,
+        }
+        let mut config = Wrapper::try_parse_from(["core"]).unwrap().retention;
+        config.retention_deliveries_days = deliveries_days;
+        config
+    }
+
+    #[test]
+    fn recovery_reaches_back_seven_days_or_the_deliveries_retention_if_shorter() {
+        assert_eq!(retention(30).recover_window(), chrono::TimeDelta::days(7));
+        assert_eq!(retention(0).recover_window(), chrono::TimeDelta::days(7));
+        assert_eq!(retention(3).recover_window(), chrono::TimeDelta::days(3));
     }
 }

@@ -85,11 +85,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         tracing::info!("metrics at http://{addr}/metrics");
     }
     tracing::info!(addr = %app.local_addr(), tls, "core gRPC listening");
-    let stop = cancel.clone();
-    tokio::spawn(async move {
-        telemetry::shutdown_signal().await;
-        stop.cancel();
-    });
+    proto::shutdown::cancel_on_signal(cancel.clone());
     app.run_until_stopped(cancel).await
 }
 

@@ -1,7 +1,7 @@
 //! The core's gauges, sampled from the database every few seconds: what is waiting and for how
 //! long, and the connection pool. (Counters are recorded where things happen: sends accepted
 //! in `messaging`, outcomes in the dispatcher's store, webhook attempts in `webhooks::jobs`,
-//! limit refusals in `limits`, gRPC calls in `grpc_util`.)
+//! limit refusals in `limits`, gRPC calls in `layers`.)
 //!
 //! With several cores on one database each reports the same backlog: graph it with `max`.
 

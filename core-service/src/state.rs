@@ -12,6 +12,8 @@ use crate::messaging::reader::ContextReader;
 use crate::messaging::writer::SendWriter;
 use crate::secrets::Keys;
 use crate::sms::{SmsGauge, SmsSender};
+use crate::webhooks::flow::{JobCredits, SlowEndpoints};
+use crate::webhooks::wakeup::WebhookWakeup;
 
 /// Token settings taken from the configuration.
 #[derive(Debug, Clone)]
@@ -39,17 +41,17 @@ pub struct Core {
     pub tokens: TokenSettings,
     pub limits: LimitsConfig,
     /// What is kept how long (the purge, and how far recovery reaches).
-    pub retention: crate::retention::RetentionConfig,
+    pub retention: crate::config::RetentionConfig,
     pub internal_token: Option<String>,
     /// Wakes this core's dispatcher when it accepts a message.
     pub dispatch_wakeup: tokio::sync::Notify,
-    /// Wakes this core's job streams when deliveries are committed.
-    pub webhook_wakeup: tokio::sync::Notify,
+    /// Wakes the job streams (of every core, on PostgreSQL) when deliveries are committed.
+    pub webhook_wakeup: WebhookWakeup,
     pub webhooks: WebhookSettings,
     /// Whether some endpoint is slow (the job stream's fair lease).
-    pub slow_endpoints: crate::webhooks::jobs::SlowEndpoints,
+    pub slow_endpoints: SlowEndpoints,
     /// Which job stream leased each open lease token (the streams' flow control).
-    pub job_credits: crate::webhooks::credits::JobCredits,
+    pub job_credits: JobCredits,
 }
 
 /// Webhook delivery settings taken from the configuration.
@@ -62,24 +64,6 @@ pub struct WebhookSettings {
     pub tests_per_endpoint_per_minute: u32,
     pub max_in_flight_per_endpoint: u32,
 }
-
-impl Core {
-    /// Tells the job streams of this core, and on PostgreSQL of every core, that deliveries
-    /// were committed.
-    pub async fn wake_webhook_workers(&self) {
-        self.webhook_wakeup.notify_waiters();
-        if self.db.get_database_backend() == sea_orm::DbBackend::Postgres {
-            use sea_orm::ConnectionTrait;
-            let notify = format!("SELECT pg_notify('{WEBHOOK_CHANNEL}', '')");
-            if let Err(err) = self.db.execute_unprepared(&notify).await {
-                tracing::debug!(error = %err, "pg_notify failed; workers fall back to polling");
-            }
-        }
-    }
-}
-
-/// The PostgreSQL channel on which cores announce committed deliveries.
-pub const WEBHOOK_CHANNEL: &str = "bm_webhook_jobs";
 
 impl Core {
     pub fn new(
@@ -100,6 +84,7 @@ impl Core {
             send_budget: Budget::new(Limiter::new(db.clone(), clock.clone())),
             sends: SendWriter::spawn(db.clone(), clock.clone(), writers),
             send_reads: ContextReader::spawn(db.clone(), writers),
+            webhook_wakeup: WebhookWakeup::new(db.clone()),
             db,
             clock,
             keys,
@@ -115,7 +100,6 @@ impl Core {
             retention: config.retention.clone(),
             internal_token: config.internal_token.clone().filter(|t| !t.is_empty()),
             dispatch_wakeup: tokio::sync::Notify::new(),
-            webhook_wakeup: tokio::sync::Notify::new(),
             slow_endpoints: Default::default(),
             job_credits: Default::default(),
             webhooks: WebhookSettings {

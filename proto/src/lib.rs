@@ -5,6 +5,7 @@ pub mod channel;
 pub mod error_code;
 pub mod metrics;
 pub mod net;
+pub mod shutdown;
 pub mod telemetry;
 
 pub use error_code::{ErrorCode, RemoteError};

@@ -26,23 +26,7 @@ async fn main() -> std::process::ExitCode {
         if let Some(addr) = cli.config.metrics_addr.serve(cancel.clone()).await? {
             tracing::info!("metrics at http://{addr}/metrics");
         }
-        let stop = cancel.clone();
-        tokio::spawn(async move {
-            let _ = tokio::signal::ctrl_c().await;
-            stop.cancel();
-        });
-        #[cfg(unix)]
-        {
-            let stop = cancel.clone();
-            tokio::spawn(async move {
-                if let Ok(mut term) =
-                    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-                {
-                    term.recv().await;
-                    stop.cancel();
-                }
-            });
-        }
+        proto::shutdown::cancel_on_signal(cancel.clone());
         app.run_until_stopped(cancel).await
     }
     .await;

@@ -28,23 +28,7 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     }
-    let stop = cancel.clone();
-    tokio::spawn(async move {
-        let _ = tokio::signal::ctrl_c().await;
-        stop.cancel();
-    });
-    #[cfg(unix)]
-    {
-        let stop = cancel.clone();
-        tokio::spawn(async move {
-            if let Ok(mut term) =
-                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            {
-                term.recv().await;
-                stop.cancel();
-            }
-        });
-    }
+    proto::shutdown::cancel_on_signal(cancel.clone());
     match webhook_worker::run_until_stopped(cli.config, cancel).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(err) => {

@@ -10,19 +10,12 @@ use crate::apps::grpc::app_pb;
 use crate::business::grpc::{account_pb, member_pb};
 use crate::clock::rfc3339;
 use crate::entities::users;
-use crate::grpc_util::authorization;
 use crate::state::Core;
 use crate::webhooks::grpc::webhook_pb;
 
+/// The operator service; every call is guarded at the edge (`caller::internal_guard`).
 pub struct AdminGrpc {
     pub core: Arc<Core>,
-}
-
-impl AdminGrpc {
-    fn guard<T>(&self, request: &Request<T>) -> Result<(), Status> {
-        service::authorize_internal(&self.core, authorization(request), request.remote_addr())?;
-        Ok(())
-    }
 }
 
 pub fn user_pb(user: users::Model) -> pb::User {
@@ -40,7 +33,6 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         &self,
         request: Request<pb::CreateUserRequest>,
     ) -> Result<Response<pb::User>, Status> {
-        self.guard(&request)?;
         let user = service::create_user(&self.core, &request.get_ref().phone_number).await?;
         Ok(Response::new(user_pb(user)))
     }
@@ -49,7 +41,6 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         &self,
         request: Request<pb::SetUserStatusRequest>,
     ) -> Result<Response<pb::User>, Status> {
-        self.guard(&request)?;
         let body = request.get_ref();
         let user = service::set_user_status(&self.core, &body.phone_number, &body.status).await?;
         Ok(Response::new(user_pb(user)))
@@ -59,7 +50,6 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         &self,
         request: Request<pb::SetBusinessRequest>,
     ) -> Result<Response<pb::BusinessAccount>, Status> {
-        self.guard(&request)?;
         let body = request.get_ref();
         let view = service::set_business(
             &self.core,
@@ -75,7 +65,6 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         &self,
         request: Request<pb::GrantRequest>,
     ) -> Result<Response<pb::Grant>, Status> {
-        self.guard(&request)?;
         let body = request.get_ref();
         let grant =
             crate::grants::service::create(&self.core, &body.user_id, &body.client_id).await?;
@@ -86,7 +75,6 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         &self,
         request: Request<pb::CreateDemoRequest>,
     ) -> Result<Response<pb::Demo>, Status> {
-        self.guard(&request)?;
         let demo = super::service::create_demo(&self.core, request.get_ref().confirm).await?;
         Ok(Response::new(pb::Demo {
             business_account_id: demo.business.business.id.to_string(),
@@ -111,7 +99,6 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         &self,
         request: Request<pb::GrantRequest>,
     ) -> Result<Response<pb::Grant>, Status> {
-        self.guard(&request)?;
         let body = request.get_ref();
         let grant =
             crate::grants::service::revoke_as_operator(&self.core, &body.user_id, &body.client_id)
@@ -123,7 +110,6 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         &self,
         request: Request<pb::FindUserRequest>,
     ) -> Result<Response<pb::FoundUser>, Status> {
-        self.guard(&request)?;
         let found = service::find_user(&self.core, &request.get_ref().phone_number).await?;
         let (business_account_id, role) = match found.membership {
             Some((id, role)) => (Some(id.to_string()), Some(role)),
@@ -140,7 +126,6 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         &self,
         request: Request<pb::GetBusinessRequest>,
     ) -> Result<Response<pb::BusinessDetail>, Status> {
-        self.guard(&request)?;
         let body = request.get_ref();
         let detail =
             service::get_business(&self.core, body.id.as_deref(), body.phone_number.as_deref())
@@ -161,7 +146,6 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         &self,
         request: Request<pb::ListBusinessesRequest>,
     ) -> Result<Response<pb::BusinessList>, Status> {
-        self.guard(&request)?;
         let body = request.get_ref();
         let businesses = service::list_businesses(
             &self.core,
@@ -179,7 +163,6 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         &self,
         request: Request<pb::UnlockPhoneRequest>,
     ) -> Result<Response<pb::UnlockPhoneResult>, Status> {
-        self.guard(&request)?;
         let phone = request.get_ref().phone_number.clone();
         let was_locked = service::unlock_phone(&self.core, &phone).await?;
         Ok(Response::new(pb::UnlockPhoneResult {
@@ -192,8 +175,7 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         &self,
         request: Request<pb::RevokeAppRequest>,
     ) -> Result<Response<pb::App>, Status> {
-        self.guard(&request)?;
-        let app = service::revoke_app(&self.core, &request.get_ref().id).await?;
+        let app = crate::apps::service::revoke(&self.core, &request.get_ref().id).await?;
         Ok(Response::new(app_pb(app)))
     }
 
@@ -201,16 +183,14 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         &self,
         request: Request<pb::PauseWebhookRequest>,
     ) -> Result<Response<pb::Webhook>, Status> {
-        self.guard(&request)?;
-        let endpoint = service::pause_webhook(&self.core, &request.get_ref().id).await?;
+        let endpoint = crate::webhooks::endpoints::pause(&self.core, &request.get_ref().id).await?;
         Ok(Response::new(webhook_pb(endpoint, None)))
     }
 
     async fn rekey(
         &self,
-        request: Request<pb::RekeyRequest>,
+        _request: Request<pb::RekeyRequest>,
     ) -> Result<Response<pb::RekeyResult>, Status> {
-        self.guard(&request)?;
         let resealed = crate::webhooks::secret::rekey(&self.core.db, &self.core.keys).await?;
         tracing::info!(
             resealed,
@@ -221,9 +201,8 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
 
     async fn purge(
         &self,
-        request: Request<pb::PurgeRequest>,
+        _request: Request<pb::PurgeRequest>,
     ) -> Result<Response<pb::PurgeResult>, Status> {
-        self.guard(&request)?;
         let purged =
             crate::retention::purge(&self.core, &tokio_util::sync::CancellationToken::new())
                 .await
@@ -245,9 +224,8 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         &self,
         request: Request<pb::RetryDeliveriesRequest>,
     ) -> Result<Response<pb::RetryDeliveriesResult>, Status> {
-        self.guard(&request)?;
         let body = request.get_ref();
-        let recovery = crate::webhooks::service::recover_business(
+        let recovery = crate::webhooks::deliveries::recover_business(
             &self.core,
             &body.business_account_id,
             Some(body.since.as_str()),

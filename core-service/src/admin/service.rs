@@ -2,7 +2,6 @@
 
 use proto::ErrorCode;
 use sea_orm::Set;
-use subtle::ConstantTimeEq;
 use uuid::Uuid;
 
 use crate::business::service::AccountView;
@@ -10,32 +9,8 @@ use crate::business::store as business_store;
 use crate::domain::{BusinessMode, BusinessStatus, PhoneNumber, UserStatus};
 use crate::entities::{business_accounts, users};
 use crate::error::{AppError, AppResult, is_unique_violation};
-use crate::identity::{service::bearer, store as identity_store};
+use crate::identity::store as identity_store;
 use crate::state::Core;
-
-/// Admits the caller when it presents INTERNAL_TOKEN or, with no token configured, when it
-/// connects from loopback.
-///
-/// Errors: `unauthorized`.
-pub fn authorize_internal(
-    core: &Core,
-    authorization: Option<&str>,
-    peer: Option<std::net::SocketAddr>,
-) -> AppResult<()> {
-    let refused = || AppError::new(ErrorCode::Unauthorized, "internal token required");
-    match &core.internal_token {
-        Some(expected) => {
-            let presented = authorization.and_then(bearer).ok_or_else(refused)?;
-            if bool::from(presented.as_bytes().ct_eq(expected.as_bytes())) {
-                Ok(())
-            } else {
-                Err(refused())
-            }
-        }
-        None if peer.is_some_and(|p| p.ip().is_loopback()) => Ok(()),
-        None => Err(refused()),
-    }
-}
 
 /// Creates an active user. Errors: `invalid_phone_number`, `user_already_exists`.
 pub async fn create_user(core: &Core, phone: &str) -> AppResult<users::Model> {
@@ -211,9 +186,9 @@ pub async fn find_user(core: &Core, phone: &str) -> AppResult<FoundUser> {
 /// A business with what an operator looks at.
 pub struct BusinessDetail {
     pub business: AccountView,
-    pub team: Vec<crate::business::team::Member>,
+    pub team: Vec<crate::business::store::Member>,
     pub apps: Vec<crate::apps::service::AppView>,
-    pub webhooks: Vec<crate::webhooks::service::Endpoint>,
+    pub webhooks: Vec<crate::webhooks::endpoints::Endpoint>,
 }
 
 /// A business by id, or by its owner's phone number (or a member's: their business).
@@ -253,16 +228,8 @@ pub async fn get_business(
         .await?
         .ok_or_else(|| AppError::internal("business without owner"))?;
     let team = business_store::team(&core.db, business.id).await?;
-    let apps = crate::apps::store::list(&core.db, business.id)
-        .await?
-        .into_iter()
-        .map(crate::apps::service::view)
-        .collect::<AppResult<Vec<_>>>()?;
-    let webhooks = crate::webhooks::store::list(&core.db, business.id)
-        .await?
-        .into_iter()
-        .map(crate::webhooks::service::endpoint)
-        .collect();
+    let apps = crate::apps::service::of_business(core, business.id).await?;
+    let webhooks = crate::webhooks::endpoints::of_business(core, business.id).await?;
     Ok(BusinessDetail {
         business: AccountView {
             business,
@@ -326,43 +293,4 @@ pub async fn unlock_phone(core: &Core, phone: &str) -> AppResult<bool> {
     let phone = PhoneNumber::parse(phone)?;
     let today = core.clock.now().date_naive();
     crate::identity::service::clear_failures(core, &phone, today).await
-}
-
-/// Deletes one app of any business. Errors: `invalid_request`, `app_not_found`.
-pub async fn revoke_app(core: &Core, id: &str) -> AppResult<crate::apps::service::AppView> {
-    use sea_orm::EntityTrait;
-    let not_found = || AppError::new(ErrorCode::AppNotFound, "no such app");
-    let id = Uuid::parse_str(id.trim()).map_err(|_| not_found())?;
-    let app = crate::entities::developer_apps::Entity::find_by_id(id)
-        .one(&core.db)
-        .await?
-        .ok_or_else(not_found)?;
-    let deleted = crate::apps::store::delete(&core.db, app.business_id, id).await?;
-    if deleted == 0 {
-        return Err(not_found());
-    }
-    crate::apps::service::view(app)
-}
-
-/// Pauses one endpoint of any business. Errors: `invalid_request`, `webhook_not_found`.
-pub async fn pause_webhook(core: &Core, id: &str) -> AppResult<crate::webhooks::service::Endpoint> {
-    use sea_orm::{EntityTrait, TransactionTrait};
-    let not_found = || AppError::new(ErrorCode::WebhookNotFound, "no such webhook endpoint");
-    let id = Uuid::parse_str(id.trim()).map_err(|_| not_found())?;
-    let webhook = crate::entities::webhooks::Entity::find_by_id(id)
-        .one(&core.db)
-        .await?
-        .ok_or_else(not_found)?;
-    let txn = core.db.begin().await?;
-    let mut row: crate::entities::webhooks::ActiveModel = webhook.into();
-    row.active = Set(false);
-    row.updated_at = Set(core.clock.now());
-    let saved = match crate::webhooks::store::update(&txn, row).await {
-        Ok(saved) => saved,
-        Err(sea_orm::DbErr::RecordNotUpdated) => return Err(not_found()),
-        Err(err) => return Err(err.into()),
-    };
-    crate::webhooks::store::set_queued(&txn, id, false).await?;
-    txn.commit().await?;
-    Ok(crate::webhooks::service::endpoint(saved))
 }

@@ -6,8 +6,8 @@ use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::service::{self, AppView};
+use crate::caller::authorization;
 use crate::clock::rfc3339;
-use crate::grpc_util::authorization;
 use crate::state::Core;
 
 pub struct AppGrpc {

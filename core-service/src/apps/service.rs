@@ -6,16 +6,12 @@ use sea_orm::Set;
 use uuid::Uuid;
 
 use super::store;
-use crate::business::service::{Console, console};
+use crate::caller::{Console, console};
 use crate::domain::{Role, Scopes, parse_name};
 use crate::entities::developer_apps;
 use crate::error::{AppError, AppResult};
-use crate::identity::service::bearer;
-use crate::identity::tokens::{hash_token, new_opaque_token};
+use crate::identity::tokens::{TOKEN_PREFIX, hash_token, new_opaque_token};
 use crate::state::Core;
-
-/// The fixed prefix of app tokens.
-pub const TOKEN_PREFIX: &str = "sva_";
 
 /// An app and its scopes.
 #[derive(Debug, Clone)]
@@ -58,7 +54,12 @@ fn app_id(id: &str) -> AppResult<Uuid> {
 /// `owner_required`.
 pub async fn list(core: &Core, authorization: Option<&str>) -> AppResult<Vec<AppView>> {
     let console = owner(core, authorization).await?;
-    store::list(&core.db, console.business.id)
+    of_business(core, console.business.id).await
+}
+
+/// The apps of a business (what an operator looks at).
+pub async fn of_business(core: &Core, business_id: Uuid) -> AppResult<Vec<AppView>> {
+    store::list(&core.db, business_id)
         .await?
         .into_iter()
         .map(view)
@@ -129,19 +130,16 @@ pub async fn delete(core: &Core, authorization: Option<&str>, id: &str) -> AppRe
     Ok(())
 }
 
-/// The answer to a missing, malformed, unknown, rotated or deleted app token. The app behind a
-/// token is read with every send (`messaging::reader`), never cached, so a rotated or deleted
-/// token fails on its very next request on every core.
-pub fn invalid_app_token() -> AppError {
-    AppError::new(ErrorCode::InvalidAppToken, "a valid app token is required")
-}
-
-/// The token of `authorization: Bearer sva_...`, when it has the form of one.
+/// Deletes one app of any business (an operator's action); its token fails from the next
+/// request on, as when its owner deletes it.
 ///
-/// Errors: `invalid_app_token`.
-pub fn app_token(authorization: Option<&str>) -> AppResult<&str> {
-    authorization
-        .and_then(bearer)
-        .filter(|t| t.starts_with(TOKEN_PREFIX) && t.len() <= 128)
-        .ok_or_else(invalid_app_token)
+/// Errors: `app_not_found`.
+pub async fn revoke(core: &Core, id: &str) -> AppResult<AppView> {
+    let app = store::by_id(&core.db, app_id(id)?)
+        .await?
+        .ok_or_else(|| AppError::new(ErrorCode::AppNotFound, "no such app"))?;
+    if store::delete(&core.db, app.business_id, app.id).await? == 0 {
+        return Err(AppError::new(ErrorCode::AppNotFound, "no such app"));
+    }
+    view(app)
 }

@@ -20,6 +20,14 @@ pub async fn list(
         .await?)
 }
 
+/// The app `id` of whichever business (an operator's look-up).
+pub async fn by_id(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+) -> AppResult<Option<developer_apps::Model>> {
+    Ok(developer_apps::Entity::find_by_id(id).one(db).await?)
+}
+
 /// The app `id` of `business_id` (None for another business's app).
 pub async fn find(
     db: &impl ConnectionTrait,

@@ -6,8 +6,8 @@ use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::service::{self, AccountPatch, AccountView, NewAccount};
+use crate::caller::authorization;
 use crate::clock::rfc3339;
-use crate::grpc_util::authorization;
 use crate::state::Core;
 
 pub struct BusinessGrpc {
@@ -78,7 +78,7 @@ pub struct TeamGrpc {
     pub core: Arc<Core>,
 }
 
-pub fn member_pb(m: super::team::Member) -> pb::TeamMember {
+pub fn member_pb(m: super::store::Member) -> pb::TeamMember {
     pb::TeamMember {
         user_id: m.user_id.to_string(),
         phone_number: m.phone_number,

@@ -4,87 +4,14 @@ use proto::ErrorCode;
 use sea_orm::Set;
 
 use super::store;
+use crate::caller::{authenticate_user, console};
 use crate::domain::{
-    BusinessMode, BusinessName, BusinessStatus, Role, UserStatus, parse_category, parse_website_url,
+    BusinessMode, BusinessName, BusinessStatus, parse_category, parse_website_url,
 };
-use crate::entities::{business_accounts, users};
+use crate::entities::business_accounts;
 use crate::error::{AppError, AppResult, is_unique_violation};
-use crate::identity::{service::authenticate_user, store as identity_store};
+use crate::identity::store as identity_store;
 use crate::state::Core;
-
-/// A console caller: an active user, the business they are on, and their role in it.
-#[derive(Debug, Clone)]
-pub struct Console {
-    pub user: users::Model,
-    pub business: business_accounts::Model,
-    pub role: Role,
-    /// Whether the business's owner is an active user: a business is its owner's profile, so
-    /// while the owner is suspended or banned the business is treated as suspended.
-    pub owner_active: bool,
-}
-
-impl Console {
-    /// Refuses a suspended business, or one whose owner is suspended or banned
-    /// (`business_suspended`).
-    pub fn require_active_business(&self) -> AppResult<()> {
-        if !self.owner_active {
-            return Err(AppError::new(
-                ErrorCode::BusinessSuspended,
-                "this business account is suspended: its owner's account is not active",
-            ));
-        }
-        match BusinessStatus::from_db(&self.business.status)? {
-            BusinessStatus::Active => Ok(()),
-            BusinessStatus::Suspended => Err(AppError::new(
-                ErrorCode::BusinessSuspended,
-                "this business account is suspended",
-            )),
-        }
-    }
-
-    /// Refuses members (`insufficient_role`): owners and admins only.
-    pub fn require_manager(&self) -> AppResult<()> {
-        match self.role {
-            Role::Owner | Role::Admin => Ok(()),
-            Role::Member => Err(AppError::new(
-                ErrorCode::InsufficientRole,
-                "this needs the owner or an admin",
-            )),
-        }
-    }
-}
-
-/// Authenticates the caller and finds their business.
-///
-/// Errors: `unauthorized`, `account_suspended`, `not_a_business_account`.
-pub async fn console(core: &Core, authorization: Option<&str>) -> AppResult<Console> {
-    let user = authenticate_user(core, authorization).await?;
-    let not_business = || {
-        AppError::new(
-            ErrorCode::NotABusinessAccount,
-            "create a sandbox business or join a team first",
-        )
-    };
-    let member = store::membership(&core.db, user.id)
-        .await?
-        .ok_or_else(not_business)?;
-    let business = store::business(&core.db, member.business_id)
-        .await?
-        .ok_or_else(not_business)?;
-    let owner_active = if business.id == user.id {
-        true // the caller is the owner, and authenticate_user found them active
-    } else {
-        identity_store::user_by_id(&core.db, business.id)
-            .await?
-            .is_some_and(|owner| owner.status == UserStatus::Active.as_str())
-    };
-    Ok(Console {
-        role: Role::from_db(&member.role)?,
-        user,
-        business,
-        owner_active,
-    })
-}
 
 /// A business account as shown to its team: the account and its owner's phone number.
 #[derive(Debug, Clone)]

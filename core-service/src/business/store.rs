@@ -9,6 +9,15 @@ use uuid::Uuid;
 use crate::entities::{business_accounts, team_members};
 use crate::error::AppResult;
 
+/// A team member as shown to the team.
+#[derive(Debug, Clone)]
+pub struct Member {
+    pub user_id: Uuid,
+    pub phone_number: String,
+    pub role: String,
+    pub added_at: DateTime<Utc>,
+}
+
 pub async fn business(
     db: &impl ConnectionTrait,
     id: Uuid,
@@ -73,10 +82,7 @@ pub async fn save_business(
 }
 
 /// The team of a business with each member's phone number, oldest first.
-pub async fn team(
-    db: &impl ConnectionTrait,
-    business_id: Uuid,
-) -> AppResult<Vec<super::team::Member>> {
+pub async fn team(db: &impl ConnectionTrait, business_id: Uuid) -> AppResult<Vec<Member>> {
     use crate::entities::users;
     use sea_orm::{ColumnTrait, QueryFilter, QueryOrder};
     let members = team_members::Entity::find()
@@ -95,7 +101,7 @@ pub async fn team(
         .collect();
     Ok(members
         .into_iter()
-        .map(|m| super::team::Member {
+        .map(|m| Member {
             phone_number: phones.get(&m.user_id).cloned().unwrap_or_default(),
             user_id: m.user_id,
             role: m.role,

@@ -1,25 +1,15 @@
 //! The team rules: owners and admins add people by phone number, change their role and remove
 //! them; nobody changes or removes the owner; a user is on at most one team.
 
-use chrono::{DateTime, Utc};
 use proto::ErrorCode;
 use uuid::Uuid;
 
-use super::service::console;
-use super::store;
+use super::store::{self, Member};
+use crate::caller::console;
 use crate::domain::{PhoneNumber, Role};
 use crate::error::{AppError, AppResult, is_unique_violation};
 use crate::identity::store as identity_store;
 use crate::state::Core;
-
-/// A team member as shown to the team.
-#[derive(Debug, Clone)]
-pub struct Member {
-    pub user_id: Uuid,
-    pub phone_number: String,
-    pub role: String,
-    pub added_at: DateTime<Utc>,
-}
 
 /// The caller's team, oldest member first.
 ///

@@ -6,10 +6,10 @@ use uuid::Uuid;
 
 use super::store;
 use crate::business::store as business_store;
+use crate::caller::authenticate_user;
 use crate::domain::{BusinessMode, BusinessStatus};
 use crate::entities::{business_accounts, follows, users};
 use crate::error::{AppError, AppResult};
-use crate::identity::service::authenticate_user;
 use crate::state::Core;
 
 pub const ACTIVE: &str = "active";

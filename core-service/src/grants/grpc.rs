@@ -6,9 +6,9 @@ use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::service;
+use crate::caller::authorization;
 use crate::clock::rfc3339;
 use crate::entities::grants;
-use crate::grpc_util::authorization;
 use crate::state::Core;
 
 pub struct GrantGrpc {

@@ -5,9 +5,9 @@ use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, TransactionTrait};
 use uuid::Uuid;
 
+use crate::caller::authenticate_user;
 use crate::entities::{developer_apps, grants};
 use crate::error::{AppError, AppResult};
-use crate::identity::service::authenticate_user;
 use crate::identity::store as identity_store;
 use crate::state::Core;
 
@@ -80,7 +80,7 @@ pub async fn revoke(core: &Core, user_id: Uuid, client_id: &str) -> AppResult<gr
     }
     txn.commit().await?;
     if queued > 0 {
-        core.wake_webhook_workers().await;
+        core.webhook_wakeup.wake().await;
     }
     Ok(revoked)
 }

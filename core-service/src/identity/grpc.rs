@@ -6,7 +6,7 @@ use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::service;
-use crate::grpc_util::{authorization, client_info};
+use crate::caller::{authorization, client_info};
 use crate::state::Core;
 
 pub struct IdentityGrpc {
@@ -53,7 +53,7 @@ impl pb::identity_service_server::IdentityService for IdentityGrpc {
     }
 
     async fn who_am_i(&self, request: Request<pb::Empty>) -> Result<Response<pb::Me>, Status> {
-        let me = service::who_am_i(&self.core, authorization(&request)).await?;
+        let me = crate::caller::who_am_i(&self.core, authorization(&request)).await?;
         let (business_account_id, role) = match me.business {
             Some((id, role)) => (Some(id.to_string()), Some(role)),
             None => (None, None),

@@ -12,8 +12,9 @@ use uuid::Uuid;
 
 use super::store;
 use super::tokens;
-use crate::domain::{OtpCode, PhoneNumber, UserStatus};
-use crate::entities::{refresh_families, refresh_tokens, users};
+use crate::caller::{ClientInfo, ensure_active};
+use crate::domain::{OtpCode, PhoneNumber};
+use crate::entities::{refresh_families, refresh_tokens};
 use crate::error::{AppError, AppResult};
 use crate::limits::Rate;
 use crate::state::Core;
@@ -26,13 +27,6 @@ pub const OTP_TTL: Duration = Duration::from_secs(300);
 pub const OTP_MAX_TRIES: i32 = 5;
 
 const HOUR: Duration = Duration::from_secs(3600);
-
-/// Who is asking, as far as the transport can tell.
-#[derive(Debug, Clone, Default)]
-pub struct ClientInfo {
-    pub ip: Option<String>,
-    pub user_agent: Option<String>,
-}
 
 /// An issued token pair.
 #[derive(Debug, Clone)]
@@ -228,16 +222,6 @@ pub async fn verify_otp(
     issue_tokens(core, user.id, None).await
 }
 
-fn ensure_active(user: &users::Model) -> AppResult<()> {
-    match UserStatus::from_db(&user.status)? {
-        UserStatus::Active => Ok(()),
-        UserStatus::Suspended | UserStatus::Banned => Err(AppError::new(
-            ErrorCode::AccountSuspended,
-            "this account is suspended",
-        )),
-    }
-}
-
 /// Issues an access token and a refresh token, in `family` or in a new family.
 async fn issue_tokens(core: &Core, user_id: Uuid, family: Option<Uuid>) -> AppResult<TokenPair> {
     let now = core.clock.now();
@@ -348,53 +332,4 @@ pub const REFRESH_REUSE_GRACE: std::time::Duration = std::time::Duration::from_s
 pub async fn logout(core: &Core, refresh_token: &str) -> AppResult<()> {
     let (_, family) = presented_token(core, refresh_token).await?;
     store::revoke_family(&core.db, family.id, core.clock.now()).await
-}
-
-/// The user behind an `authorization: Bearer <access token>` value. The account's status is
-/// read on every call, so a suspension takes effect before the token expires.
-///
-/// Errors: `unauthorized` (missing, malformed, expired or foreign-signed token, or the user is
-/// gone), `account_suspended`.
-pub async fn authenticate_user(
-    core: &Core,
-    authorization: Option<&str>,
-) -> AppResult<users::Model> {
-    let unauthorized =
-        || AppError::new(ErrorCode::Unauthorized, "a valid access token is required");
-    let token = authorization.and_then(bearer).ok_or_else(unauthorized)?;
-    let now = core.clock.now().timestamp();
-    let user_id = core
-        .keys
-        .jwt_verifying()
-        .find_map(|secret| tokens::verify_access_token(secret, &core.tokens, token, now))
-        .ok_or_else(unauthorized)?;
-    let user = store::user_by_id(&core.db, user_id)
-        .await?
-        .ok_or_else(unauthorized)?;
-    ensure_active(&user)?;
-    Ok(user)
-}
-
-/// Who the caller is: the user, and their business and role if they have one.
-pub struct Me {
-    pub user: users::Model,
-    pub business: Option<(Uuid, String)>,
-}
-
-/// The caller of an access token, with their team membership.
-///
-/// Errors: `unauthorized`, `account_suspended`.
-pub async fn who_am_i(core: &Core, authorization: Option<&str>) -> AppResult<Me> {
-    let user = authenticate_user(core, authorization).await?;
-    let business = crate::business::store::membership(&core.db, user.id)
-        .await?
-        .map(|member| (member.business_id, member.role));
-    Ok(Me { user, business })
-}
-
-/// The token of a `Bearer` authorization value (the scheme is case-insensitive).
-pub fn bearer(value: &str) -> Option<&str> {
-    let (scheme, token) = value.trim().split_once(' ')?;
-    let token = token.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }

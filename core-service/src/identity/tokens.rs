@@ -23,6 +23,9 @@ pub struct Claims {
 }
 
 /// How far in the future a token's `iat` or `nbf` may be (clocks of other signers drift).
+/// The fixed prefix of app tokens.
+pub const TOKEN_PREFIX: &str = "sva_";
+
 pub const CLOCK_SKEW_SECS: i64 = 60;
 
 /// Signs an access token for `user_id`, valid for the configured lifetime from `now_secs`.

@@ -15,7 +15,7 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 
-use super::store::{self, Outcome};
+use super::outbox::{self, Outcome};
 use crate::domain::UserStatus;
 use crate::entities::{messages, users};
 use crate::error::{AppError, AppResult};
@@ -122,7 +122,7 @@ impl DeliveryProvider for InboxDelivery {
                     reason: Some(FailureReason::RecipientInactive.as_str().into()),
                 });
             }
-            store::put_in_inboxes(&core.db, &[message], core.clock.now()).await?;
+            outbox::put_in_inboxes(&core.db, &[message], core.clock.now()).await?;
             Ok(Outcome {
                 delivered: true,
                 reason: None,
@@ -178,7 +178,7 @@ async fn inbox_batch(core: &Core, messages: &[messages::Model]) -> AppResult<Vec
             });
         }
     }
-    store::put_in_inboxes(&core.db, &delivered, core.clock.now()).await?;
+    outbox::put_in_inboxes(&core.db, &delivered, core.clock.now()).await?;
     Ok(outcomes)
 }
 

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use super::delivery::DeliveryProvider;
-use super::store;
+use super::outbox;
 use crate::state::Core;
 
 /// How long a leased message is ours before another dispatcher may take it.
@@ -90,7 +90,7 @@ impl Dispatcher {
 
     async fn lease(&self) -> crate::error::AppResult<Vec<Uuid>> {
         let now = self.core.clock.now_ms();
-        store::lease_due(
+        outbox::lease_due(
             &self.core.db,
             &self.owner,
             now,
@@ -104,12 +104,12 @@ impl Dispatcher {
         if let Err(err) = self.dispatch(&ids).await {
             tracing::warn!(error = %err, messages = ids.len(), "delivery attempt failed; will retry");
             let due = self.core.clock.now_ms() + BACKOFF.as_millis() as i64;
-            let _ = store::postpone(&self.core.db, &ids, due).await;
+            let _ = outbox::postpone(&self.core.db, &ids, due).await;
         }
     }
 
     async fn dispatch(&self, ids: &[Uuid]) -> crate::error::AppResult<()> {
-        let messages = store::messages(&self.core.db, ids).await?;
+        let messages = outbox::messages(&self.core.db, ids).await?;
         // Decided already (a lease that lapsed mid-delivery): only their outbox rows go.
         let (open, _decided): (Vec<_>, Vec<_>) =
             messages.into_iter().partition(|m| m.status == "accepted");
@@ -134,13 +134,13 @@ impl Dispatcher {
             .filter(|id| !failed.contains(id))
             .collect();
         let (recorded, queued) =
-            store::record_outcomes(&self.core.db, &outcomes, &done, self.core.clock.now()).await?;
+            outbox::record_outcomes(&self.core.db, &outcomes, &done, self.core.clock.now()).await?;
         if !failed.is_empty() {
             let due = self.core.clock.now_ms() + BACKOFF.as_millis() as i64;
-            store::postpone(&self.core.db, &failed, due).await?;
+            outbox::postpone(&self.core.db, &failed, due).await?;
         }
         if queued > 0 {
-            self.core.wake_webhook_workers().await;
+            self.core.webhook_wakeup.wake().await;
         }
         tracing::debug!(
             messages = ids.len(),

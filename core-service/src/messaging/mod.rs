@@ -5,6 +5,7 @@ pub mod content;
 pub mod delivery;
 pub mod dispatcher;
 pub mod grpc;
+pub mod outbox;
 pub mod reader;
 pub mod service;
 pub mod store;

@@ -14,8 +14,7 @@ use uuid::Uuid;
 
 use super::content::{self, Category, Outgoing};
 use super::store::{self, Written};
-use crate::apps::service::{app_token, invalid_app_token};
-use crate::business::service::console;
+use crate::caller::{app_token, console, invalid_app_token};
 use crate::consent::service::ACTIVE;
 use crate::domain::{BusinessMode, BusinessStatus, PhoneNumber, Scope, Scopes};
 use crate::entities::messages;
@@ -483,7 +482,7 @@ pub struct MessageUsage {
     pub delivered: i64,
     pub failed: i64,
     pub by_category: BTreeMap<String, i64>,
-    pub webhooks: crate::webhooks::service::DeliveryUsage,
+    pub webhooks: crate::webhooks::deliveries::DeliveryUsage,
 }
 
 /// Message totals of the caller's business.
@@ -506,6 +505,6 @@ pub async fn usage(core: &Core, authorization: Option<&str>) -> AppResult<Messag
         }
         *usage.by_category.entry(category).or_default() += n;
     }
-    usage.webhooks = crate::webhooks::service::usage(core, console.business.id).await?;
+    usage.webhooks = crate::webhooks::deliveries::usage(core, console.business.id).await?;
     Ok(usage)
 }

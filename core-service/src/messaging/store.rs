@@ -1,16 +1,18 @@
-//! Queries for messages, their outbox, idempotency keys, inboxes and events. No rules here.
+//! Queries of the intake (the reads an accept needs, the group-committed write of messages,
+//! their key claims and outbox rows) and of the history (a business's messages and usage
+//! counts). The dispatcher's queries are in `outbox.rs`. No rules here.
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait as _, OnConflict};
 use std::collections::HashMap;
 
 use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, DatabaseTransaction, EntityTrait,
-    QueryFilter, QueryOrder, QuerySelect, Set, Statement, TransactionTrait, Value,
+    ColumnTrait, Condition, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect, Set, Statement, Value,
 };
 use uuid::Uuid;
 
-use crate::entities::{idempotency_keys, inbox_messages, message_outbox, messages};
+use crate::entities::{idempotency_keys, message_outbox, messages};
 use crate::error::{AppError, AppResult};
 
 /// What one read tells an app-token send: the app, its business, the business owner's number,
@@ -42,7 +44,7 @@ pub struct RecipientState {
     pub marketing_opt_in: bool,
 }
 
-fn statement(db: &impl ConnectionTrait, sql: &str, values: Vec<Value>) -> Statement {
+pub(super) fn statement(db: &impl ConnectionTrait, sql: &str, values: Vec<Value>) -> Statement {
     Statement::from_sql_and_values(db.get_database_backend(), sql, values)
 }
 
@@ -423,184 +425,4 @@ pub async fn counts(
         .into_tuple::<(String, String, i64)>()
         .all(db)
         .await?)
-}
-
-/// Leases up to `limit` due outbox rows to `owner` until `lease_until_ms`, with one statement
-/// (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so cores never wait on each other's rows). A leased
-/// row's due time moves to its lease's end: the due index serves only rows that can be taken,
-/// and a dispatcher that died lets its rows come back when the lease lapses.
-pub async fn lease_due(
-    db: &impl ConnectionTrait,
-    owner: &str,
-    now_ms: i64,
-    lease_until_ms: i64,
-    limit: u64,
-) -> AppResult<Vec<Uuid>> {
-    let lock = match db.get_database_backend() {
-        sea_orm::DbBackend::Postgres => " FOR UPDATE SKIP LOCKED",
-        _ => "",
-    };
-    let sql = format!(
-        "UPDATE message_outbox SET lease_until_ms = $1, due_at_ms = $1, lease_owner = $2, \
-         attempts = attempts + 1 \
-         WHERE message_id IN (SELECT message_id FROM message_outbox WHERE due_at_ms <= $3 \
-         ORDER BY due_at_ms LIMIT $4{lock}) RETURNING message_id"
-    );
-    let values = vec![
-        lease_until_ms.into(),
-        owner.into(),
-        now_ms.into(),
-        (limit as i64).into(),
-    ];
-    db.query_all_raw(statement(db, &sql, values))
-        .await?
-        .iter()
-        .map(|row| Ok(row.try_get::<Uuid>("", "message_id")?))
-        .collect()
-}
-
-/// The messages with these ids.
-pub async fn messages(db: &impl ConnectionTrait, ids: &[Uuid]) -> AppResult<Vec<messages::Model>> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    Ok(messages::Entity::find()
-        .filter(messages::Column::Id.is_in(ids.iter().copied()))
-        .all(db)
-        .await?)
-}
-
-/// Puts leased rows back, due at `due_at_ms` (deliveries that could not be attempted).
-pub async fn postpone(db: &impl ConnectionTrait, ids: &[Uuid], due_at_ms: i64) -> AppResult<()> {
-    message_outbox::Entity::update_many()
-        .col_expr(message_outbox::Column::DueAtMs, Expr::value(due_at_ms))
-        .col_expr(message_outbox::Column::LeaseUntilMs, Expr::value(0))
-        .filter(message_outbox::Column::MessageId.is_in(ids.iter().copied()))
-        .exec(db)
-        .await?;
-    Ok(())
-}
-
-/// The terminal outcome of a message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
-    pub delivered: bool,
-    pub reason: Option<String>,
-}
-
-/// Records outcomes once each, in one transaction: a message moves from `accepted` to
-/// `delivered` or `failed` (never back, never twice: a conditional UPDATE per kind of outcome),
-/// the events of those that emit one are stored with their webhook deliveries, and the outbox
-/// rows of every message in `done` go (also those decided before, whose lease lapsed).
-/// Returns how many messages this call decided and how many deliveries it queued.
-pub async fn record_outcomes(
-    db: &DatabaseConnection,
-    decided: &[(messages::Model, Outcome)],
-    done: &[Uuid],
-    now: DateTime<Utc>,
-) -> AppResult<(usize, usize)> {
-    let txn = db.begin().await?;
-    let mut groups: Vec<(&Outcome, Vec<Uuid>)> = Vec::new();
-    for (message, outcome) in decided {
-        match groups.iter_mut().find(|(o, _)| *o == outcome) {
-            Some((_, ids)) => ids.push(message.id),
-            None => groups.push((outcome, vec![message.id])),
-        }
-    }
-    let mut recorded = std::collections::HashSet::new();
-    for (outcome, ids) in groups {
-        let status = if outcome.delivered {
-            "delivered"
-        } else {
-            "failed"
-        };
-        let updated = messages::Entity::update_many()
-            .col_expr(messages::Column::Status, Expr::value(status))
-            .col_expr(
-                messages::Column::FailureReason,
-                Expr::value(outcome.reason.clone()),
-            )
-            .col_expr(messages::Column::CompletedAt, Expr::value(now))
-            .filter(messages::Column::Id.is_in(ids))
-            .filter(messages::Column::Status.eq("accepted"))
-            .exec_with_returning(&txn)
-            .await?;
-        recorded.extend(updated.into_iter().map(|m| m.id));
-    }
-    let mut events = Vec::new();
-    for (message, outcome) in decided {
-        if !message.emits_event || !recorded.contains(&message.id) {
-            continue;
-        }
-        let status = if outcome.delivered {
-            "delivered"
-        } else {
-            "failed"
-        };
-        let mut data = serde_json::json!({
-            "message_send_id": message.id,
-            "category": message.category,
-            "recipient_user_id": message.recipient_user_id,
-            "status": status,
-        });
-        if let Some(reason) = &outcome.reason {
-            data["reason"] = serde_json::Value::String(reason.clone());
-        }
-        events.push(crate::events::NewEvent {
-            business_id: message.business_id,
-            event_type: if outcome.delivered {
-                "message.sent"
-            } else {
-                "message.failed"
-            },
-            data,
-        });
-    }
-    let queued = crate::events::record_many(&txn, events, now).await?;
-    if !done.is_empty() {
-        message_outbox::Entity::delete_many()
-            .filter(message_outbox::Column::MessageId.is_in(done.iter().copied()))
-            .exec(&txn)
-            .await?;
-    }
-    txn.commit().await?;
-    for (message, outcome) in decided {
-        if recorded.contains(&message.id) {
-            let outcome = if outcome.delivered {
-                "delivered"
-            } else {
-                "failed"
-            };
-            metrics::counter!("message_outcomes_total", "outcome" => outcome).increment(1);
-        }
-    }
-    Ok((recorded.len(), queued))
-}
-
-/// Stores messages in their recipients' inboxes (once each, whatever the retries).
-pub async fn put_in_inboxes(
-    db: &impl ConnectionTrait,
-    messages: &[&messages::Model],
-    now: DateTime<Utc>,
-) -> AppResult<()> {
-    for chunk in messages.chunks(500) {
-        let rows = chunk.iter().map(|message| inbox_messages::ActiveModel {
-            message_id: Set(message.id),
-            user_id: Set(message.recipient_user_id),
-            business_id: Set(message.business_id),
-            category: Set(message.category.clone()),
-            body: Set(message.body.clone()),
-            message_content: Set(message.message_content.clone()),
-            delivered_at: Set(now),
-        });
-        inbox_messages::Entity::insert_many(rows)
-            .on_conflict(
-                OnConflict::column(inbox_messages::Column::MessageId)
-                    .do_nothing()
-                    .to_owned(),
-            )
-            .exec_without_returning(db)
-            .await?;
-    }
-    Ok(())
 }

@@ -6,8 +6,8 @@ use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::service;
+use crate::caller::{authorization, client_info};
 use crate::clock::rfc3339;
-use crate::grpc_util::{authorization, client_info};
 use crate::state::Core;
 
 pub struct QrGrpc {

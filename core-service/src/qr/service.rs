@@ -13,10 +13,10 @@ use subtle::ConstantTimeEq;
 use uuid::Uuid;
 
 use crate::business::store as business_store;
+use crate::caller::{ClientInfo, authenticate_user};
 use crate::domain::BusinessStatus;
 use crate::entities::qr_sessions;
 use crate::error::{AppError, AppResult};
-use crate::identity::service::{ClientInfo, authenticate_user};
 use crate::identity::store as identity_store;
 use crate::identity::tokens::{hash_token, issue_access_token, new_opaque_token};
 use crate::limits::Rate;

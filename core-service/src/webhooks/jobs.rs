@@ -6,12 +6,16 @@
 //! attempt's outcome), 6 attempts in all; any other 4xx fails at once.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::time::Duration;
 
 use proto::v1 as pb;
 use sea_orm::TransactionTrait;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use super::flow::{Credits, SLOW_ATTEMPT, SLOW_FOR};
 use super::{secret, store};
 use crate::clock::rfc3339;
 use crate::entities::{webhook_attempts, webhook_deliveries, webhooks};
@@ -20,38 +24,6 @@ use crate::state::Core;
 
 /// Attempts per delivery, the first included.
 pub const MAX_ATTEMPTS: i32 = 6;
-/// An attempt that took this long (or timed out, or could not connect) marks its endpoint slow.
-pub const SLOW_ATTEMPT: Duration = Duration::from_secs(1);
-/// How long an endpoint stays slow after its last slow attempt.
-pub const SLOW_FOR: Duration = Duration::from_secs(60);
-
-/// Whether any endpoint is slow, as this core last read it (at most a second ago) or learned
-/// it from a report: the job stream leases with the per-endpoint cap only then, so the common
-/// case keeps the plain queue order.
-#[derive(Debug, Default)]
-pub struct SlowEndpoints(tokio::sync::Mutex<Option<(std::time::Instant, bool)>>);
-
-impl SlowEndpoints {
-    const FRESH: Duration = Duration::from_secs(1);
-
-    pub async fn any(&self, core: &Core, now_ms: i64) -> AppResult<bool> {
-        let mut cached = self.0.lock().await;
-        if let Some((read, any)) = *cached
-            && read.elapsed() < Self::FRESH
-        {
-            return Ok(any);
-        }
-        let any = store::any_slow(&core.db, now_ms).await?;
-        *cached = Some((std::time::Instant::now(), any));
-        Ok(any)
-    }
-
-    /// This core just marked an endpoint slow: lease with the cap from now on.
-    pub async fn learned(&self) {
-        *self.0.lock().await = Some((std::time::Instant::now(), true));
-    }
-}
-
 /// Margin beyond the receiver timeout before a silent worker's lease lapses.
 const LEASE_MARGIN: Duration = Duration::from_secs(30);
 
@@ -72,7 +44,7 @@ pub async fn lease(core: &Core, limit: u64) -> AppResult<Vec<pb::Job>> {
     let any_slow = cap > 0
         && core
             .slow_endpoints
-            .any(core, now.timestamp_millis())
+            .any(&core.db, now.timestamp_millis())
             .await?;
 
     let leased = store::lease_due(
@@ -376,6 +348,103 @@ fn attempt_result(
         last_error,
         next_attempt_at_ms: next,
     }
+}
+
+/// The most unreported jobs one stream holds for its worker.
+const MAX_IN_FLIGHT: u32 = 256;
+
+/// Unreported jobs a stream may hold per slot of its worker: the slot's job and one more
+/// waiting, so the next job is there when a slot frees.
+const PREFETCH: usize = 2;
+
+/// How long a busy stream waits for more room before leasing for a few slots.
+const LINGER: Duration = Duration::from_millis(2);
+
+/// How often an idle stream looks for deliveries that became due (retries, other cores).
+const POLL: Duration = Duration::from_millis(250);
+
+/// The job stream of one worker until it goes away or `shutdown` fires: leases due deliveries
+/// as the worker has room for them (see `flow`), waking when deliveries are committed
+/// ([`crate::webhooks::wakeup`]) and polling for those that became due.
+pub fn stream(
+    core: Arc<Core>,
+    worker: String,
+    max_in_flight: u32,
+    shutdown: CancellationToken,
+) -> mpsc::Receiver<pb::Job> {
+    // The stream holds at most PREFETCH times what the worker says it can have in flight,
+    // counted from lease to report (see `flow`): the worker never waits for a lease
+    // round, and no more than that waits leased on its way.
+    let room = match max_in_flight {
+        0 => 16,
+        n => n.clamp(1, MAX_IN_FLIGHT),
+    } as usize
+        * PREFETCH;
+    let (tx, rx) = mpsc::channel::<pb::Job>(room);
+    tokio::spawn(async move {
+        tracing::info!(worker = %worker, "worker connected to the job stream");
+        let credits = Credits::new(room);
+        loop {
+            let notified = core.webhook_wakeup.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            // Wait until the worker has reported enough to take at least one more job.
+            let mut free = credits.free();
+            while free == 0 {
+                tokio::select! {
+                    () = credits.freed.notified() => {}
+                    () = tokio::time::sleep(POLL) => {}
+                    () = tx.closed() => break,
+                    () = shutdown.cancelled() => break,
+                }
+                free = credits.free();
+            }
+            if free == 0 {
+                break;
+            }
+            if free < room / 2 {
+                // The worker is busy and has just freed a slot: give it a moment to free
+                // more, so one lease serves several jobs.
+                tokio::time::sleep(LINGER).await;
+                free = credits.free();
+            }
+            let leased = match lease(&core, free as u64).await {
+                Ok(jobs) => jobs,
+                Err(err) => {
+                    tracing::warn!(error = %err, "leasing deliveries failed");
+                    Vec::new()
+                }
+            };
+            if leased.is_empty() {
+                tokio::select! {
+                    () = &mut notified => {}
+                    () = tokio::time::sleep(POLL) => {}
+                    () = tx.closed() => break,
+                    () = shutdown.cancelled() => break,
+                }
+                continue;
+            }
+            core.job_credits.leased(
+                &credits,
+                &leased[0].lease_token,
+                leased.len(),
+                lease_duration(&core),
+            );
+            let mut gone = false;
+            for job in leased {
+                if tx.send(job).await.is_err() {
+                    gone = true;
+                    break;
+                }
+            }
+            if gone {
+                break;
+            }
+        }
+        core.job_credits.closed(&credits);
+        tracing::info!(worker = %worker, "worker left the job stream");
+    });
+    rx
 }
 
 #[cfg(test)]

@@ -1,9 +1,11 @@
 //! Webhooks: endpoints, the deliveries log, and the workers' job stream (lease, sign, report,
 //! retry policy). Deliveries are created with the events they announce (`crate::events`).
 
-pub mod credits;
+pub mod deliveries;
+pub mod endpoints;
+pub mod flow;
 pub mod grpc;
 pub mod jobs;
 pub mod secret;
-pub mod service;
 pub mod store;
+pub mod wakeup;

@@ -121,25 +121,48 @@ pub fn open(keys: &crate::secrets::Keys, endpoint: Uuid, stored: &str) -> AppRes
 }
 
 /// Re-seals with the current key every secret that is not sealed with it (a MASTER_KEY
-/// rotation: `core-service admin rekey`). A conditional update per row, so concurrent runs do
-/// not undo each other. Returns how many rows were re-sealed.
+/// rotation: `core-service admin rekey`). Returns how many rows were re-sealed.
 pub async fn rekey(
     db: &sea_orm::DatabaseConnection,
     keys: &crate::secrets::Keys,
+) -> AppResult<u64> {
+    let current = format!("{PREFIX}{}:%", key_id(&keys.webhook_key));
+    reseal(db, &current, &keys.webhook_key, |id, stored| {
+        open(keys, id, stored)
+    })
+    .await
+}
+
+/// Rewrites every secret stored in the first format into the current one (run by each core at
+/// start). Returns how many rows were rewritten.
+pub async fn upgrade(db: &sea_orm::DatabaseConnection, raw_key: &[u8; 32]) -> AppResult<u64> {
+    reseal(db, &format!("{PREFIX}%"), raw_key, |id, stored| {
+        decrypt(raw_key, id, stored)
+    })
+    .await
+}
+
+/// Seals with `raw_key` every secret whose stored form is not `LIKE sealed_like`, read with
+/// `read`. A conditional update per row, so concurrent runs (cores starting together, two
+/// operators) do not undo each other. Returns how many rows were re-sealed.
+async fn reseal(
+    db: &sea_orm::DatabaseConnection,
+    sealed_like: &str,
+    raw_key: &[u8; 32],
+    read: impl Fn(Uuid, &str) -> AppResult<String>,
 ) -> AppResult<u64> {
     use sea_orm::sea_query::Expr;
     use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
     use crate::entities::webhooks;
-    let current = format!("{PREFIX}{}:%", key_id(&keys.webhook_key));
     let stale = webhooks::Entity::find()
-        .filter(webhooks::Column::SecretCiphertext.not_like(current))
+        .filter(webhooks::Column::SecretCiphertext.not_like(sealed_like))
         .all(db)
         .await?;
     let mut resealed = 0;
     for row in stale {
-        let secret = open(keys, row.id, &row.secret_ciphertext)?;
-        let sealed = encrypt(&keys.webhook_key, row.id, &secret)?;
+        let secret = read(row.id, &row.secret_ciphertext)?;
+        let sealed = encrypt(raw_key, row.id, &secret)?;
         let result = webhooks::Entity::update_many()
             .col_expr(webhooks::Column::SecretCiphertext, Expr::value(sealed))
             .filter(webhooks::Column::Id.eq(row.id))
@@ -149,33 +172,6 @@ pub async fn rekey(
         resealed += result.rows_affected;
     }
     Ok(resealed)
-}
-
-/// Rewrites every secret stored in the first format into the current one (run by each core at
-/// start; a conditional update, so cores starting together do not undo each other). Returns how
-/// many rows were rewritten.
-pub async fn upgrade(db: &sea_orm::DatabaseConnection, raw_key: &[u8; 32]) -> AppResult<u64> {
-    use sea_orm::sea_query::Expr;
-    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
-
-    use crate::entities::webhooks;
-    let legacy = webhooks::Entity::find()
-        .filter(webhooks::Column::SecretCiphertext.not_like(format!("{PREFIX}%")))
-        .all(db)
-        .await?;
-    let mut upgraded = 0;
-    for row in legacy {
-        let secret = decrypt(raw_key, row.id, &row.secret_ciphertext)?;
-        let sealed = encrypt(raw_key, row.id, &secret)?;
-        let result = webhooks::Entity::update_many()
-            .col_expr(webhooks::Column::SecretCiphertext, Expr::value(sealed))
-            .filter(webhooks::Column::Id.eq(row.id))
-            .filter(webhooks::Column::SecretCiphertext.eq(row.secret_ciphertext.clone()))
-            .exec(db)
-            .await?;
-        upgraded += result.rows_affected;
-    }
-    Ok(upgraded)
 }
 
 /// `t=<t>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>`.

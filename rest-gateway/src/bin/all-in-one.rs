@@ -79,7 +79,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     );
     println!("business messaging: http://{http}  (gRPC {grpc}, database {database})");
 
-    telemetry::shutdown_signal().await;
+    proto::shutdown::signal().await;
     cancel.cancel();
     let (core_result, gateway_result, worker_result) =
         tokio::join!(core_task, gateway_task, worker_task);

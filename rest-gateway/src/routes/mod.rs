@@ -5,6 +5,7 @@ pub mod apps;
 pub mod auth;
 pub mod business;
 pub mod consent;
+pub mod grants;
 pub mod messages;
 pub mod ops;
 pub mod qr;
@@ -53,7 +54,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(webhooks::get_delivery))
         .routes(routes!(webhooks::retry_delivery))
         .routes(routes!(webhooks::recover_webhook))
-        .routes(routes!(webhooks::revoke_grant))
+        .routes(routes!(grants::revoke_grant))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::readyz))
 }

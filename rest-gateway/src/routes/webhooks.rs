@@ -1,13 +1,12 @@
-//! `/business/webhooks`, `/business/webhook-deliveries` and `/me/grants/{client_id}`.
+//! `/business/webhooks` and `/business/webhook-deliveries`.
 
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
-use proto::ErrorCode;
 use proto::v1 as pb;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::envelope::{ApiError, ApiResult, EmptyEnvelope, Envelope, Null, ok};
+use crate::envelope::{ApiResult, EmptyEnvelope, Envelope, Null, ok};
 use crate::extract::{CallContext, JsonBody, PathParam, uuid_path};
 use crate::state::AppState;
 
@@ -418,27 +417,4 @@ pub async fn recover_webhook(
             requeued: result.requeued,
         },
     ))
-}
-
-/// Revoke the caller's sign-in grant to a developer app; its business receives
-/// `grant.revoked`.
-#[utoipa::path(delete, path = "/me/grants/{client_id}", tag = "grants",
-    security(("bearer" = [])),
-    params(("client_id" = String, Path, format = Uuid)),
-    responses(
-        (status = 200, description = "Revoked", body = EmptyEnvelope),
-    ))]
-pub async fn revoke_grant(
-    State(state): State<AppState>,
-    ctx: CallContext,
-    PathParam(client_id): PathParam,
-) -> ApiResult {
-    let client_id = uuid_path(&client_id)
-        .map_err(|_| ApiError::new(ErrorCode::GrantNotFound, "no such grant"))?;
-    state
-        .grants
-        .clone()
-        .revoke_my_grant(ctx.request(pb::RevokeMyGrantRequest { client_id }))
-        .await?;
-    Ok(ok(StatusCode::OK, Null))
 }

@@ -1,18 +1,61 @@
-//! Flow control for the job stream: a stream hands its worker at most as many jobs as the
-//! worker said it can have in flight (`max_in_flight`), counting a job from its lease until the
-//! worker reports it. The gRPC stream alone cannot bound this (HTTP/2 buffers whatever the
+//! Flow control of the job stream: how much a stream may lease, and for whom.
+//!
+//! **Credits.** A stream hands its worker at most as many jobs as the worker said it can have
+//! in flight (`max_in_flight`), counting a job from its lease until the worker reports it. The gRPC stream alone cannot bound this (HTTP/2 buffers whatever the
 //! flow-control window allows), and a job leased into a buffer is a job no other worker can
 //! take, and a slot an endpoint holds while the fairness rules cannot see it.
 //!
 //! Reports name their lease token; [`JobCredits`] maps each open token to the stream that
 //! leased it. A lease that is never reported (the report call failed) gives its credit back
 //! when it lapses.
+//!
+//! **Slow endpoints.** An endpoint whose attempt took [`SLOW_ATTEMPT`] or more (or got no
+//! answer) is slow for [`SLOW_FOR`], in the database so every core sees it; while any endpoint
+//! is slow, leases cap each endpoint's deliveries in flight. [`SlowEndpoints`] answers "is any
+//! endpoint slow?" from a read at most a second old, so the common case keeps the plain queue
+//! order without a read per lease.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
+use sea_orm::DatabaseConnection;
 use tokio::sync::Notify;
+
+use super::store;
+use crate::error::AppResult;
+
+/// An attempt that took this long (or timed out, or could not connect) marks its endpoint slow.
+pub const SLOW_ATTEMPT: Duration = Duration::from_secs(1);
+/// How long an endpoint stays slow after its last slow attempt.
+pub const SLOW_FOR: Duration = Duration::from_secs(60);
+
+/// Whether any endpoint is slow, as this core last read it (at most a second ago) or learned
+/// it from a report: the job stream leases with the per-endpoint cap only then, so the common
+/// case keeps the plain queue order.
+#[derive(Debug, Default)]
+pub struct SlowEndpoints(tokio::sync::Mutex<Option<(Instant, bool)>>);
+
+impl SlowEndpoints {
+    const FRESH: Duration = Duration::from_secs(1);
+
+    pub async fn any(&self, db: &DatabaseConnection, now_ms: i64) -> AppResult<bool> {
+        let mut cached = self.0.lock().await;
+        if let Some((read, any)) = *cached
+            && read.elapsed() < Self::FRESH
+        {
+            return Ok(any);
+        }
+        let any = store::any_slow(db, now_ms).await?;
+        *cached = Some((Instant::now(), any));
+        Ok(any)
+    }
+
+    /// This core just marked an endpoint slow: lease with the cap from now on.
+    pub async fn learned(&self) {
+        *self.0.lock().await = Some((Instant::now(), true));
+    }
+}
 
 /// One stream's credit: how many of its jobs are unreported, by lease token.
 #[derive(Debug)]

@@ -1,50 +1,5 @@
-//! Reading the caller's context from gRPC metadata.
-
-use subtle::ConstantTimeEq as _;
-use tonic::Request;
-
-use crate::identity::service::ClientInfo;
-
-/// The client IP the gateway forwarded (`x-client-ip`), else the peer address; and the
-/// forwarded User-Agent (`x-client-user-agent`), else the gRPC caller's own.
-///
-/// The forwarded values are honoured only from a caller the core trusts: one presenting
-/// INTERNAL_TOKEN in `x-internal-token` (the gateway), or, with no token configured, one on
-/// loopback. From anyone else the peer address and the caller's own User-Agent are used, so a
-/// gRPC client cannot pick the IP its per-IP limits count against.
-pub fn client_info<T>(core: &crate::state::Core, request: &Request<T>) -> ClientInfo {
-    let meta = request.metadata();
-    let trusted = match &core.internal_token {
-        Some(expected) => meta
-            .get("x-internal-token")
-            .is_some_and(|v| bool::from(v.as_bytes().ct_eq(expected.as_bytes()))),
-        None => request.remote_addr().is_some_and(|a| a.ip().is_loopback()),
-    };
-    let text = |name: &str| {
-        meta.get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::trim)
-            .filter(|v| !v.is_empty())
-            .map(|v| v.chars().take(512).collect::<String>())
-    };
-    let forwarded = |name: &str| if trusted { text(name) } else { None };
-    let ip = forwarded("x-client-ip")
-        .and_then(|ip| ip.parse::<std::net::IpAddr>().ok())
-        .or_else(|| request.remote_addr().map(|a| a.ip()))
-        .map(|ip| ip.to_string());
-    ClientInfo {
-        ip,
-        user_agent: forwarded("x-client-user-agent").or_else(|| text("user-agent")),
-    }
-}
-
-/// The `authorization` metadata value, if any.
-pub fn authorization<T>(request: &Request<T>) -> Option<&str> {
-    request
-        .metadata()
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-}
+//! The tower layers every gRPC call of the core passes through: each call runs to its end in a
+//! task of its own, an access-log line and the call metrics.
 
 /// Runs every call to its end in a task of its own, whatever the caller does: a client that
 /// disconnects (or a deadline that passes) drops only the wait for the answer, never a

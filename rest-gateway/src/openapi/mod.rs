@@ -1,8 +1,9 @@
 //! The OpenAPI 3.1 document: generated from the route table and the types' schemas, then
 //! completed here with what every route shares: the failure answers of each route with the exact
-//! error codes it can carry (from [`route_codes`] and the route's shape, statuses from the
+//! error codes it can carry (from [`route_codes`] and the route's shape, in `codes.rs`; statuses from the
 //! catalogue), the `X-Request-Id` and `Retry-After` headers, the webhook payloads, `servers`, and
-//! an example on every request body and success answer (synthesised from the schemas).
+//! an example on every request body and success answer (synthesised from the schemas, in
+//! `examples.rs`).
 
 use std::collections::BTreeMap;
 
@@ -12,6 +13,13 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi, ToSchema};
 
 use crate::schema;
+
+mod codes;
+mod examples;
+
+pub use codes::route_codes;
+use codes::shape_codes;
+use examples::synth;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -61,206 +69,6 @@ impl Modify for BearerScheme {
             ),
         );
     }
-}
-
-use ErrorCode as E;
-
-const SEND_SHAPE: &[ErrorCode] = &[
-    E::InvalidMessageCategory,
-    E::InvalidPhoneNumber,
-    E::MessageBodyRequired,
-    E::InvalidMessageContent,
-    E::InvalidIdempotencyKey,
-    E::RecipientNotFound,
-    E::IdempotencyKeyConflict,
-    E::IdempotencyInProgress,
-    E::LiveBusinessRequired,
-    E::BusinessSuspended,
-    E::BusinessFollowRequired,
-    E::BusinessSendRateLimited,
-];
-
-/// The codes a route answers beyond those its shape implies (see [`shape_codes`]): SPEC-MATRIX.md's
-/// failures of the route, by name. `None` for a path this gateway does not serve.
-pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
-    // Console routes: a business is required, and it must be active (except GET /business/me).
-    let console = [E::NotABusinessAccount, E::BusinessSuspended];
-    let editor = [
-        E::NotABusinessAccount,
-        E::BusinessSuspended,
-        E::InsufficientRole,
-    ];
-    let owner = [
-        E::NotABusinessAccount,
-        E::BusinessSuspended,
-        E::OwnerRequired,
-    ];
-    let codes: Vec<ErrorCode> = match (method, path) {
-        ("post", "/auth/business/otp/request") => vec![
-            E::InvalidPhoneNumber,
-            E::RateLimited,
-            E::SmsDeliveryUnavailable,
-        ],
-        ("post", "/auth/business/otp/verify") => vec![
-            E::InvalidPhoneNumber,
-            E::InvalidOtpCode,
-            E::AccountSuspended,
-            E::RateLimited,
-        ],
-        ("post", "/auth/refresh") => vec![E::InvalidRefreshToken, E::AccountSuspended],
-        ("post", "/auth/logout") => vec![E::InvalidRefreshToken],
-        ("post", "/auth/qr/sessions") => vec![E::RateLimited],
-        ("get", "/auth/qr/sessions/{id}/preview") => vec![E::QrSessionNotFound, E::RateLimited],
-        ("get", "/auth/qr/sessions/{id}") => {
-            vec![E::InvalidQrSecret, E::QrSessionNotFound, E::RateLimited]
-        }
-        ("post", "/auth/qr/sessions/{id}/approve") => vec![
-            E::ConsoleAccessRequired,
-            E::QrSessionNotFound,
-            E::QrSessionNotPending,
-            E::RateLimited,
-        ],
-        ("post", "/auth/qr/sessions/{id}/exchange") => vec![
-            E::InvalidQrSecret,
-            E::QrSessionNotFound,
-            E::QrSessionNotApproved,
-            E::QrSessionAlreadyExchanged,
-            E::RateLimited,
-        ],
-        ("get", "/business/me") => vec![E::NotABusinessAccount],
-        ("patch", "/business/me") => editor.to_vec(),
-        ("post", "/business/sandbox") => vec![E::BusinessAlreadyExists],
-        ("get", "/business/usage") | ("get", "/business/team") | ("get", "/business/webhooks") => {
-            console.to_vec()
-        }
-        ("get", "/business/messages") => [&console[..], &[E::InvalidLimit]].concat(),
-        ("post", "/business/messages") => [
-            &console[..],
-            SEND_SHAPE,
-            &[E::AuthenticationReserved, E::MarketingOptInRequired],
-        ]
-        .concat(),
-        ("get", "/business/messages/{id}") => [&console[..], &[E::MessageNotFound]].concat(),
-        ("post", "/business/team") => [
-            &editor[..],
-            &[
-                E::InvalidPhoneNumber,
-                E::UserNotFound,
-                E::UserInAnotherBusiness,
-                E::CannotRemoveOwner,
-            ],
-        ]
-        .concat(),
-        ("delete", "/business/team/{userId}") => {
-            [&editor[..], &[E::CannotRemoveOwner, E::TeamMemberNotFound]].concat()
-        }
-        ("get", "/business/apps") => owner.to_vec(),
-        ("post", "/business/apps") => [&owner[..], &[E::InvalidAppScopes]].concat(),
-        ("post", "/business/apps/{appId}/rotate") | ("delete", "/business/apps/{appId}") => {
-            [&owner[..], &[E::AppNotFound]].concat()
-        }
-        ("post", "/business/webhooks") => [
-            &editor[..],
-            &[
-                E::InvalidWebhookUrl,
-                E::InvalidWebhookEvents,
-                E::WebhookUrlConflict,
-                E::WebhookLimitReached,
-            ],
-        ]
-        .concat(),
-        ("patch", "/business/webhooks/{id}") => [
-            &editor[..],
-            &[
-                E::InvalidWebhookUrl,
-                E::InvalidWebhookEvents,
-                E::WebhookNotFound,
-                E::WebhookUrlConflict,
-            ],
-        ]
-        .concat(),
-        ("delete", "/business/webhooks/{id}") => [&editor[..], &[E::WebhookNotFound]].concat(),
-        ("post", "/business/webhooks/{id}/test") => [
-            &editor[..],
-            &[E::WebhookNotFound, E::WebhookPaused, E::RateLimited],
-        ]
-        .concat(),
-        ("post", "/business/webhooks/{id}/recover") => {
-            [&editor[..], &[E::WebhookNotFound, E::WebhookPaused]].concat()
-        }
-        ("get", "/business/webhook-deliveries") => {
-            [&console[..], &[E::InvalidLimit, E::WebhookNotFound]].concat()
-        }
-        ("get", "/business/webhook-deliveries/{id}") => {
-            [&console[..], &[E::DeliveryNotFound]].concat()
-        }
-        ("post", "/business/webhook-deliveries/{id}/retry") => [
-            &editor[..],
-            &[E::DeliveryNotFound, E::DeliveryNotFailed, E::WebhookPaused],
-        ]
-        .concat(),
-        ("get", "/businesses/{businessAccountId}/follow") => {
-            vec![E::BusinessNotFound, E::FollowNotFound]
-        }
-        ("put", "/businesses/{businessAccountId}/follow") => vec![
-            E::BusinessNotFound,
-            E::BusinessNotLive,
-            E::CannotFollowOwnBusiness,
-        ],
-        ("patch", "/businesses/{businessAccountId}/follow") => {
-            vec![E::BusinessNotFound, E::FollowNotFound]
-        }
-        ("delete", "/businesses/{businessAccountId}/follow") => vec![E::BusinessNotFound],
-        ("delete", "/me/grants/{client_id}") => vec![E::GrantNotFound],
-        ("post", "/v1/{businessAccountId}/messages") => [
-            &[
-                E::InvalidAppToken,
-                E::AppBusinessMismatch,
-                E::AppScopeRequired,
-            ],
-            SEND_SHAPE,
-            &[E::MarketingOptInRequired],
-        ]
-        .concat(),
-        ("post", "/v1/service/{phoneNumber}/messages") => [
-            &[
-                E::InvalidAppToken,
-                E::AppBusinessMismatch,
-                E::AppScopeRequired,
-            ],
-            SEND_SHAPE,
-        ]
-        .concat()
-        .into_iter()
-        .filter(|c| !matches!(c, E::InvalidMessageCategory | E::InvalidMessageContent))
-        .collect(),
-        ("get", "/me") => vec![],
-        ("get", "/healthz") => vec![],
-        ("get", "/readyz") => vec![],
-        _ => return None,
-    };
-    Some(codes)
-}
-
-/// The codes a route answers because of its shape: a JSON body (`malformed_json`,
-/// `invalid_request`, `payload_too_large`), query parameters (`invalid_request`), a path id
-/// (`not_found`), a user's Bearer token (`unauthorized`, `account_suspended`), and the server's
-/// own failures.
-fn shape_codes(has_body: bool, has_query: bool, path_id: bool, user_token: bool) -> Vec<ErrorCode> {
-    let mut codes = vec![E::InternalError, E::ServiceUnavailable];
-    if has_body {
-        codes.extend([E::MalformedJson, E::InvalidRequest, E::PayloadTooLarge]);
-    }
-    if has_query {
-        codes.push(E::InvalidRequest);
-    }
-    if path_id {
-        codes.push(E::NotFound);
-    }
-    if user_token {
-        codes.extend([E::Unauthorized, E::AccountSuspended]);
-    }
-    codes
 }
 
 fn request_id_header() -> Value {
@@ -510,88 +318,5 @@ fn complete_operation(method: &str, path: &str, op: &mut Map<String, Value>, com
     }
     for (status, codes) in by_status {
         responses.insert(status.to_string(), error_response(status, &codes));
-    }
-}
-
-/// An example value for `schema`, from its own `example`s, enums, formats and patterns.
-fn synth(schema: &Value, components: &Value, depth: usize) -> Value {
-    if depth > 12 {
-        return Value::Null;
-    }
-    if let Some(example) = schema.get("example") {
-        return example.clone();
-    }
-    if let Some(name) = schema
-        .get("$ref")
-        .and_then(Value::as_str)
-        .and_then(|r| r.strip_prefix("#/components/schemas/"))
-    {
-        return synth(&components["schemas"][name], components, depth + 1);
-    }
-    if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
-        let mut merged = Map::new();
-        for part in all {
-            if let Value::Object(map) = synth(part, components, depth + 1) {
-                merged.extend(map);
-            }
-        }
-        return Value::Object(merged);
-    }
-    for key in ["oneOf", "anyOf"] {
-        if let Some(first) = schema.get(key).and_then(Value::as_array).and_then(|a| {
-            a.iter()
-                .find(|s| s.get("type") != Some(&json!("null")))
-                .or(a.first())
-        }) {
-            return synth(first, components, depth + 1);
-        }
-    }
-    if let Some(value) = schema.get("const") {
-        return value.clone();
-    }
-    if let Some(first) = schema
-        .get("enum")
-        .and_then(Value::as_array)
-        .and_then(|e| e.first())
-    {
-        return first.clone();
-    }
-    let ty = match schema.get("type") {
-        Some(Value::String(t)) => t.as_str(),
-        Some(Value::Array(types)) => types
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|t| *t != "null")
-            .unwrap_or("null"),
-        _ if schema.get("properties").is_some() => "object",
-        _ => "null",
-    };
-    match ty {
-        "object" => {
-            let mut out = Map::new();
-            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
-                for (name, prop) in props {
-                    out.insert(name.clone(), synth(prop, components, depth + 1));
-                }
-            }
-            Value::Object(out)
-        }
-        "array" => match schema.get("items") {
-            Some(items) => json!([synth(items, components, depth + 1)]),
-            None => json!([]),
-        },
-        "string" => json!(match schema.get("format").and_then(Value::as_str) {
-            Some("uuid") => "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
-            Some("date-time") => "2026-11-23T10:00:00.000Z",
-            Some("uri") => "https://example.com",
-            _ if schema.get("pattern").and_then(Value::as_str) == Some(schema::E164_PATTERN) => {
-                "+14155550123"
-            }
-            _ => "text",
-        }),
-        "integer" => schema.get("minimum").cloned().unwrap_or(json!(1)),
-        "number" => json!(1.0),
-        "boolean" => json!(true),
-        _ => Value::Null,
     }
 }

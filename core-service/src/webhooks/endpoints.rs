@@ -1,5 +1,5 @@
-//! The webhook endpoint rules: who may read and change endpoints, what a valid endpoint is, the
-//! test event, and the deliveries log.
+//! The webhook endpoint rules: who may read and change endpoints, what a valid endpoint is,
+//! pausing and reactivating, and the test event.
 
 use std::time::Duration;
 
@@ -8,8 +8,8 @@ use sea_orm::{Set, TransactionTrait};
 use uuid::Uuid;
 
 use super::{secret, store};
-use crate::business::service::{Console, console};
-use crate::entities::{webhook_attempts, webhook_deliveries, webhooks};
+use crate::caller::{Console, console};
+use crate::entities::webhooks;
 use crate::error::{AppError, AppResult, is_unique_violation};
 use crate::events::SUBSCRIBABLE;
 use crate::limits::Rate;
@@ -98,19 +98,19 @@ pub fn parse_events(input: &[String]) -> AppResult<Vec<String>> {
     Ok(events)
 }
 
-async fn reader(core: &Core, authorization: Option<&str>) -> AppResult<Console> {
+pub(super) async fn reader(core: &Core, authorization: Option<&str>) -> AppResult<Console> {
     let console = console(core, authorization).await?;
     console.require_active_business()?;
     Ok(console)
 }
 
-async fn manager(core: &Core, authorization: Option<&str>) -> AppResult<Console> {
+pub(super) async fn manager(core: &Core, authorization: Option<&str>) -> AppResult<Console> {
     let console = reader(core, authorization).await?;
     console.require_manager()?;
     Ok(console)
 }
 
-fn not_found() -> AppError {
+pub(super) fn not_found() -> AppError {
     AppError::new(ErrorCode::WebhookNotFound, "no such webhook")
 }
 
@@ -121,7 +121,7 @@ fn conflict() -> AppError {
     )
 }
 
-fn webhook_id(id: &str) -> AppResult<Uuid> {
+pub(super) fn webhook_id(id: &str) -> AppResult<Uuid> {
     Uuid::parse_str(id.trim()).map_err(|_| not_found())
 }
 
@@ -130,11 +130,7 @@ fn webhook_id(id: &str) -> AppResult<Uuid> {
 /// Errors: `unauthorized`, `account_suspended`, `not_a_business_account`, `business_suspended`.
 pub async fn list(core: &Core, authorization: Option<&str>) -> AppResult<Vec<Endpoint>> {
     let console = reader(core, authorization).await?;
-    Ok(store::list(&core.db, console.business.id)
-        .await?
-        .into_iter()
-        .map(endpoint)
-        .collect())
+    of_business(core, console.business.id).await
 }
 
 /// Registers an endpoint; the secret is returned here and never again.
@@ -213,8 +209,7 @@ pub async fn update(
     {
         return Err(conflict());
     }
-    let reactivated = patch.active == Some(true) && !webhook.active;
-    let paused = patch.active == Some(false) && webhook.active;
+    let was_active = webhook.active;
     let mut row: webhooks::ActiveModel = webhook.into();
     if let Some(url) = url {
         row.url = Set(url);
@@ -222,10 +217,26 @@ pub async fn update(
     if let Some(events) = events {
         row.events = Set(events.join(","));
     }
-    if let Some(active) = patch.active {
+    Ok(endpoint(save(core, row, was_active, patch.active).await?))
+}
+
+/// Saves a change to an endpoint that was `was_active`, setting it `active` when given, with
+/// the pause rule in the same transaction: a pause takes the endpoint's open deliveries out of
+/// the job queue, a reactivation puts them back and wakes the workers.
+///
+/// Errors: `webhook_url_conflict`, `webhook_not_found` (deleted meanwhile).
+async fn save(
+    core: &Core,
+    mut row: webhooks::ActiveModel,
+    was_active: bool,
+    active: Option<bool>,
+) -> AppResult<webhooks::Model> {
+    if let Some(active) = active {
         row.active = Set(active);
     }
     row.updated_at = Set(core.clock.now());
+    let reactivated = active == Some(true) && !was_active;
+    let paused = active == Some(false) && was_active;
     let txn = core.db.begin().await?;
     let saved = match store::update(&txn, row).await {
         Ok(saved) => saved,
@@ -235,13 +246,13 @@ pub async fn update(
         Err(err) => return Err(err.into()),
     };
     if reactivated || paused {
-        store::set_queued(&txn, id, reactivated).await?;
+        store::set_queued(&txn, saved.id, reactivated).await?;
     }
     txn.commit().await?;
     if reactivated {
-        core.wake_webhook_workers().await;
+        core.webhook_wakeup.wake().await;
     }
-    Ok(endpoint(saved))
+    Ok(saved)
 }
 
 /// Deletes an endpoint. Errors: as [`list`], `insufficient_role`, `webhook_not_found`.
@@ -284,255 +295,37 @@ pub async fn test(core: &Core, authorization: Option<&str>, id: &str) -> AppResu
     let data = serde_json::json!({ "message": TEST_MESSAGE });
     crate::events::record_for(&txn, &webhook, "webhook.test", data, core.clock.now()).await?;
     txn.commit().await?;
-    core.wake_webhook_workers().await;
+    core.webhook_wakeup.wake().await;
     Ok(())
 }
 
-/// A page of the deliveries log: filters and where the previous page ended.
-#[derive(Debug, Clone, Default)]
-pub struct DeliveryQuery {
-    pub limit: Option<i64>,
-    pub starting_after: Option<String>,
-    pub webhook_id: Option<String>,
-    pub status: Option<String>,
-    pub event_type: Option<String>,
-}
-
-/// The business's deliveries, newest first, a page at a time, filtered by endpoint, status and
-/// event type. Returns the page and whether more follow.
+/// Pauses one endpoint of any business (an operator's action), by the same rule as a
+/// business pausing its own.
 ///
-/// Errors: as [`list`], `invalid_limit`, `invalid_request` (an unknown filter value, or a cursor
-/// that is not a delivery of this business), `webhook_not_found` (the `webhook_id` filter names
-/// no endpoint of this business).
-pub async fn deliveries(
-    core: &Core,
-    authorization: Option<&str>,
-    query: DeliveryQuery,
-) -> AppResult<(Vec<webhook_deliveries::Model>, bool)> {
-    let console = reader(core, authorization).await?;
-    let limit = crate::domain::page_limit(query.limit)?;
-    let webhook_id = match query.webhook_id.as_deref() {
-        None => None,
-        Some(id) => {
-            let id = webhook_id(id)?;
-            store::find(&core.db, console.business.id, id)
-                .await?
-                .ok_or_else(not_found)?;
-            Some(id)
-        }
-    };
-    let filter = store::DeliveryFilter {
-        webhook_id,
-        status: crate::domain::one_of(
-            "status",
-            query.status.as_deref(),
-            &["pending", "retrying", "succeeded", "failed"],
-        )?,
-        event_type: crate::domain::one_of(
-            "event_type",
-            query.event_type.as_deref(),
-            &[
-                "message.sent",
-                "message.failed",
-                "grant.revoked",
-                "webhook.test",
-            ],
-        )?,
-    };
-    let after = match crate::domain::cursor_id(query.starting_after.as_deref(), "a delivery")? {
-        None => None,
-        Some(id) => {
-            let cursor = store::find_delivery(&core.db, console.business.id, id)
-                .await?
-                .ok_or_else(|| crate::domain::bad_cursor("a delivery"))?;
-            Some((cursor.created_at, cursor.id))
-        }
-    };
-    let rows =
-        store::delivery_page(&core.db, console.business.id, &filter, after, limit + 1).await?;
-    let (page, has_more) = crate::domain::split_page(rows, limit);
-    Ok((page, has_more))
-}
-
-/// One delivery of the business with every attempt, oldest first.
-///
-/// Errors: as [`list`], `delivery_not_found`.
-pub async fn delivery(
-    core: &Core,
-    authorization: Option<&str>,
-    id: &str,
-) -> AppResult<(webhook_deliveries::Model, Vec<webhook_attempts::Model>)> {
-    let console = reader(core, authorization).await?;
-    let missing = || AppError::new(ErrorCode::DeliveryNotFound, "no such delivery");
+/// Errors: `webhook_not_found`.
+pub async fn pause(core: &Core, id: &str) -> AppResult<Endpoint> {
+    let missing = || AppError::new(ErrorCode::WebhookNotFound, "no such webhook endpoint");
     let id = Uuid::parse_str(id.trim()).map_err(|_| missing())?;
-    let delivery = store::find_delivery(&core.db, console.business.id, id)
-        .await?
-        .ok_or_else(missing)?;
-    let attempts = store::attempts_of(&core.db, id).await?;
-    Ok((delivery, attempts))
-}
-
-/// Webhook delivery totals of a business.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct DeliveryUsage {
-    pub deliveries: i64,
-    pub succeeded: i64,
-    pub failed: i64,
-    pub pending: i64,
-}
-
-pub async fn usage(core: &Core, business_id: Uuid) -> AppResult<DeliveryUsage> {
-    let mut usage = DeliveryUsage::default();
-    for (status, n) in store::delivery_counts(&core.db, business_id).await? {
-        usage.deliveries += n;
-        match status.as_str() {
-            "succeeded" => usage.succeeded += n,
-            "failed" => usage.failed += n,
-            _ => usage.pending += n,
-        }
-    }
-    Ok(usage)
-}
-
-fn paused() -> AppError {
-    AppError::new(
-        ErrorCode::WebhookPaused,
-        "this webhook is paused; reactivate it first",
-    )
-}
-
-/// Re-queues one failed delivery: pending, due at once, a fresh budget of attempts on the same
-/// schedule, the same id (= `X-Service-Delivery`); `attempts` keeps counting.
-///
-/// Errors: as [`delete`], `delivery_not_found`, `delivery_not_failed`, `webhook_paused`,
-/// `webhook_not_found` (its endpoint was deleted).
-pub async fn retry_delivery(
-    core: &Core,
-    authorization: Option<&str>,
-    id: &str,
-) -> AppResult<webhook_deliveries::Model> {
-    let console = manager(core, authorization).await?;
-    let missing = || AppError::new(ErrorCode::DeliveryNotFound, "no such delivery");
-    let id = Uuid::parse_str(id.trim()).map_err(|_| missing())?;
-    let delivery = store::find_delivery(&core.db, console.business.id, id)
-        .await?
-        .ok_or_else(missing)?;
-    let webhook = store::find(&core.db, console.business.id, delivery.webhook_id)
-        .await?
-        .ok_or_else(not_found)?;
-    if !webhook.active {
-        return Err(paused());
-    }
-    let now = core.clock.now();
-    let Some(requeued) = store::requeue_failed(&core.db, webhook.id, Some(id), None, now)
+    let webhook = store::by_ids(&core.db, &[id])
         .await?
         .pop()
-    else {
-        return Err(AppError::new(
-            ErrorCode::DeliveryNotFailed,
-            "only a failed delivery can be retried",
-        ));
-    };
-    core.wake_webhook_workers().await;
-    Ok(requeued)
+        .ok_or_else(missing)?;
+    // A pause of a paused endpoint still takes whatever is queued out of the queue.
+    let row: webhooks::ActiveModel = webhook.into();
+    match save(core, row, true, Some(false)).await {
+        Ok(saved) => Ok(endpoint(saved)),
+        Err(err) if err.code == ErrorCode::WebhookNotFound => Err(missing()),
+        Err(err) => Err(err),
+    }
 }
 
-/// Re-queues every failed delivery of endpoint `id` created at or after `since` (RFC 3339, at
-/// most 7 days back, not in the future), as [`retry_delivery`] does for one. Returns how many.
-///
-/// Errors: as [`delete`], `invalid_request` (`since`), `webhook_paused`.
-pub async fn recover(
-    core: &Core,
-    authorization: Option<&str>,
-    id: &str,
-    since: Option<&str>,
-) -> AppResult<u64> {
-    let console = manager(core, authorization).await?;
-    let webhook = store::find(&core.db, console.business.id, webhook_id(id)?)
+/// The endpoints of a business (what an operator looks at).
+pub async fn of_business(core: &Core, business_id: Uuid) -> AppResult<Vec<Endpoint>> {
+    Ok(store::list(&core.db, business_id)
         .await?
-        .ok_or_else(not_found)?;
-    let now = core.clock.now();
-    let since = recover_since(since, now, core.retention.recover_window())?;
-    if !webhook.active {
-        return Err(paused());
-    }
-    let requeued = store::requeue_failed(&core.db, webhook.id, None, Some(since), now)
-        .await?
-        .len() as u64;
-    if requeued > 0 {
-        core.wake_webhook_workers().await;
-    }
-    Ok(requeued)
-}
-
-/// `since` of a recovery: an RFC 3339 time, not in the future, at most `window` back (7 days,
-/// or the deliveries' retention when shorter: older deliveries may be gone).
-fn recover_since(
-    since: Option<&str>,
-    now: chrono::DateTime<chrono::Utc>,
-    window: chrono::TimeDelta,
-) -> AppResult<chrono::DateTime<chrono::Utc>> {
-    let bad_since = |why: &str| AppError::new(ErrorCode::InvalidRequest, format!("since: {why}"));
-    let since = since.ok_or_else(|| bad_since("required (an RFC 3339 date-time)"))?;
-    let since = chrono::DateTime::parse_from_rfc3339(since.trim())
-        .map_err(|_| bad_since("an RFC 3339 date-time"))?
-        .with_timezone(&chrono::Utc);
-    if since > now {
-        return Err(bad_since("in the future"));
-    }
-    if since < now - window {
-        let days = window.num_days();
-        return Err(bad_since(&if days == 7 {
-            "at most 7 days back".to_string()
-        } else {
-            format!("at most {days} days back (deliveries are kept {days} days)")
-        }));
-    }
-    Ok(since)
-}
-
-/// What an operator's recovery over a whole business did: deliveries re-queued per active
-/// endpoint, and the paused endpoints it skipped.
-pub struct BusinessRecovery {
-    pub requeued: Vec<(Uuid, u64)>,
-    pub skipped_paused: Vec<Uuid>,
-}
-
-/// The recovery of DESIGN.md's "Webhook recovery" over every endpoint of a business (an
-/// operator's step after an outage of the receivers): failed deliveries created at or after
-/// `since` go back to the queue with a fresh budget; paused endpoints are skipped and listed.
-///
-/// Errors: `invalid_request` (`since`), `business_not_found`.
-pub async fn recover_business(
-    core: &Core,
-    business_id: &str,
-    since: Option<&str>,
-) -> AppResult<BusinessRecovery> {
-    let not_found = || AppError::new(ErrorCode::BusinessNotFound, "no such business account");
-    let business_id = Uuid::parse_str(business_id.trim()).map_err(|_| not_found())?;
-    crate::business::store::business(&core.db, business_id)
-        .await?
-        .ok_or_else(not_found)?;
-    let now = core.clock.now();
-    let since = recover_since(since, now, core.retention.recover_window())?;
-    let mut recovery = BusinessRecovery {
-        requeued: Vec::new(),
-        skipped_paused: Vec::new(),
-    };
-    for webhook in store::list(&core.db, business_id).await? {
-        if !webhook.active {
-            recovery.skipped_paused.push(webhook.id);
-            continue;
-        }
-        let n = store::requeue_failed(&core.db, webhook.id, None, Some(since), now)
-            .await?
-            .len() as u64;
-        recovery.requeued.push((webhook.id, n));
-    }
-    if recovery.requeued.iter().any(|(_, n)| *n > 0) {
-        core.wake_webhook_workers().await;
-    }
-    Ok(recovery)
+        .into_iter()
+        .map(endpoint)
+        .collect())
 }
 
 #[cfg(test)]

@@ -1,0 +1,255 @@
+//! Who is calling. Every credential the core accepts is read here and nowhere else: the
+//! `authorization` metadata (a user's access token, an app token, the internal token), the
+//! client's address and User-Agent, and what they resolve to: an active user, a console caller
+//! with their business and role, an app token's form, an internal caller. The rules (what each
+//! caller may do) stay in the domains, which take the resolved caller from here.
+//!
+//! Internal services (the operator service and the workers' job stream) are guarded once at
+//! their edge by [`internal_guard`], not per method.
+
+use proto::ErrorCode;
+use subtle::ConstantTimeEq as _;
+use tonic::{Request, Status};
+use uuid::Uuid;
+
+use crate::business::store as business_store;
+use crate::domain::{BusinessStatus, Role, UserStatus};
+use crate::entities::{business_accounts, users};
+use crate::error::{AppError, AppResult};
+use crate::identity::store as identity_store;
+use crate::identity::tokens::{self, TOKEN_PREFIX};
+use crate::state::Core;
+
+/// The `authorization` metadata value, if any.
+pub fn authorization<T>(request: &Request<T>) -> Option<&str> {
+    request
+        .metadata()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+}
+
+/// The token of a `Bearer` authorization value (the scheme is case-insensitive).
+pub fn bearer(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+/// Who is asking, as far as the transport can tell.
+#[derive(Debug, Clone, Default)]
+pub struct ClientInfo {
+    pub ip: Option<String>,
+    pub user_agent: Option<String>,
+}
+
+/// The client IP the gateway forwarded (`x-client-ip`), else the peer address; and the
+/// forwarded User-Agent (`x-client-user-agent`), else the gRPC caller's own.
+///
+/// The forwarded values are honoured only from a caller the core trusts: one presenting
+/// INTERNAL_TOKEN in `x-internal-token` (the gateway), or, with no token configured, one on
+/// loopback. From anyone else the peer address and the caller's own User-Agent are used, so a
+/// gRPC client cannot pick the IP its per-IP limits count against.
+pub fn client_info<T>(core: &Core, request: &Request<T>) -> ClientInfo {
+    let meta = request.metadata();
+    let trusted = match &core.internal_token {
+        Some(expected) => meta
+            .get("x-internal-token")
+            .is_some_and(|v| bool::from(v.as_bytes().ct_eq(expected.as_bytes()))),
+        None => request.remote_addr().is_some_and(|a| a.ip().is_loopback()),
+    };
+    let text = |name: &str| {
+        meta.get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(|v| v.chars().take(512).collect::<String>())
+    };
+    let forwarded = |name: &str| if trusted { text(name) } else { None };
+    let ip = forwarded("x-client-ip")
+        .and_then(|ip| ip.parse::<std::net::IpAddr>().ok())
+        .or_else(|| request.remote_addr().map(|a| a.ip()))
+        .map(|ip| ip.to_string());
+    ClientInfo {
+        ip,
+        user_agent: forwarded("x-client-user-agent").or_else(|| text("user-agent")),
+    }
+}
+
+/// The user behind an `authorization: Bearer <access token>` value. The account's status is
+/// read on every call, so a suspension takes effect before the token expires.
+///
+/// Errors: `unauthorized` (missing, malformed, expired or foreign-signed token, or the user is
+/// gone), `account_suspended`.
+pub async fn authenticate_user(
+    core: &Core,
+    authorization: Option<&str>,
+) -> AppResult<users::Model> {
+    let unauthorized =
+        || AppError::new(ErrorCode::Unauthorized, "a valid access token is required");
+    let token = authorization.and_then(bearer).ok_or_else(unauthorized)?;
+    let now = core.clock.now().timestamp();
+    let user_id = core
+        .keys
+        .jwt_verifying()
+        .find_map(|secret| tokens::verify_access_token(secret, &core.tokens, token, now))
+        .ok_or_else(unauthorized)?;
+    let user = identity_store::user_by_id(&core.db, user_id)
+        .await?
+        .ok_or_else(unauthorized)?;
+    ensure_active(&user)?;
+    Ok(user)
+}
+
+/// Who the caller is: the user, and their business and role if they have one.
+pub struct Me {
+    pub user: users::Model,
+    pub business: Option<(Uuid, String)>,
+}
+
+/// The caller of an access token, with their team membership.
+///
+/// Errors: `unauthorized`, `account_suspended`.
+pub async fn who_am_i(core: &Core, authorization: Option<&str>) -> AppResult<Me> {
+    let user = authenticate_user(core, authorization).await?;
+    let business = business_store::membership(&core.db, user.id)
+        .await?
+        .map(|member| (member.business_id, member.role));
+    Ok(Me { user, business })
+}
+
+/// Refuses a suspended or banned user (`account_suspended`).
+pub fn ensure_active(user: &users::Model) -> AppResult<()> {
+    match UserStatus::from_db(&user.status)? {
+        UserStatus::Active => Ok(()),
+        UserStatus::Suspended | UserStatus::Banned => Err(AppError::new(
+            ErrorCode::AccountSuspended,
+            "this account is suspended",
+        )),
+    }
+}
+
+/// A console caller: an active user, the business they are on, and their role in it.
+#[derive(Debug, Clone)]
+pub struct Console {
+    pub user: users::Model,
+    pub business: business_accounts::Model,
+    pub role: Role,
+    /// Whether the business's owner is an active user: a business is its owner's profile, so
+    /// while the owner is suspended or banned the business is treated as suspended.
+    pub owner_active: bool,
+}
+
+impl Console {
+    /// Refuses a suspended business, or one whose owner is suspended or banned
+    /// (`business_suspended`).
+    pub fn require_active_business(&self) -> AppResult<()> {
+        if !self.owner_active {
+            return Err(AppError::new(
+                ErrorCode::BusinessSuspended,
+                "this business account is suspended: its owner's account is not active",
+            ));
+        }
+        match BusinessStatus::from_db(&self.business.status)? {
+            BusinessStatus::Active => Ok(()),
+            BusinessStatus::Suspended => Err(AppError::new(
+                ErrorCode::BusinessSuspended,
+                "this business account is suspended",
+            )),
+        }
+    }
+
+    /// Refuses members (`insufficient_role`): owners and admins only.
+    pub fn require_manager(&self) -> AppResult<()> {
+        match self.role {
+            Role::Owner | Role::Admin => Ok(()),
+            Role::Member => Err(AppError::new(
+                ErrorCode::InsufficientRole,
+                "this needs the owner or an admin",
+            )),
+        }
+    }
+}
+
+/// Authenticates the caller and finds their business.
+///
+/// Errors: `unauthorized`, `account_suspended`, `not_a_business_account`.
+pub async fn console(core: &Core, authorization: Option<&str>) -> AppResult<Console> {
+    let user = authenticate_user(core, authorization).await?;
+    let not_business = || {
+        AppError::new(
+            ErrorCode::NotABusinessAccount,
+            "create a sandbox business or join a team first",
+        )
+    };
+    let member = business_store::membership(&core.db, user.id)
+        .await?
+        .ok_or_else(not_business)?;
+    let business = business_store::business(&core.db, member.business_id)
+        .await?
+        .ok_or_else(not_business)?;
+    let owner_active = if business.id == user.id {
+        true // the caller is the owner, and authenticate_user found them active
+    } else {
+        identity_store::user_by_id(&core.db, business.id)
+            .await?
+            .is_some_and(|owner| owner.status == UserStatus::Active.as_str())
+    };
+    Ok(Console {
+        role: Role::from_db(&member.role)?,
+        user,
+        business,
+        owner_active,
+    })
+}
+
+/// The answer to a missing, malformed, unknown, rotated or deleted app token. The app behind a
+/// token is read with every send (`messaging::reader`), never cached, so a rotated or deleted
+/// token fails on its very next request on every core.
+pub fn invalid_app_token() -> AppError {
+    AppError::new(ErrorCode::InvalidAppToken, "a valid app token is required")
+}
+
+/// The token of `authorization: Bearer sva_...`, when it has the form of one.
+///
+/// Errors: `invalid_app_token`.
+pub fn app_token(authorization: Option<&str>) -> AppResult<&str> {
+    authorization
+        .and_then(bearer)
+        .filter(|t| t.starts_with(TOKEN_PREFIX) && t.len() <= 128)
+        .ok_or_else(invalid_app_token)
+}
+
+/// Admits the caller when it presents INTERNAL_TOKEN or, with no token configured, when it
+/// connects from loopback.
+///
+/// Errors: `unauthorized`.
+pub fn authorize_internal(
+    core: &Core,
+    authorization: Option<&str>,
+    peer: Option<std::net::SocketAddr>,
+) -> AppResult<()> {
+    let refused = || AppError::new(ErrorCode::Unauthorized, "internal token required");
+    match &core.internal_token {
+        Some(expected) => {
+            let presented = authorization.and_then(bearer).ok_or_else(refused)?;
+            if bool::from(presented.as_bytes().ct_eq(expected.as_bytes())) {
+                Ok(())
+            } else {
+                Err(refused())
+            }
+        }
+        None if peer.is_some_and(|p| p.ip().is_loopback()) => Ok(()),
+        None => Err(refused()),
+    }
+}
+
+/// Guards a whole internal service at its edge (tonic's `with_interceptor`): every call must
+/// pass [`authorize_internal`] before it is decoded or reaches a method.
+pub fn internal_guard(
+    core: std::sync::Arc<Core>,
+) -> impl FnMut(Request<()>) -> Result<Request<()>, Status> + Clone {
+    move |request: Request<()>| {
+        authorize_internal(&core, authorization(&request), request.remote_addr())?;
+        Ok(request)
+    }
+}
