@@ -4,7 +4,7 @@ use reqwest::Method;
 use serde_json::json;
 
 use crate::e2e;
-use crate::fixtures::{ALL_SCOPES, live_business, send_v1};
+use crate::fixtures::{ALL_SCOPES, add_member, live_business, send_v1};
 
 e2e!(
     creating_an_app_shows_its_token_once_and_listing_never_does,
@@ -79,13 +79,7 @@ e2e!(app_creation_validates_name_and_scopes, |app| async move {
 e2e!(apps_are_owner_only, |app| async move {
     let (_, owner) = app.business_owner("+14155550100").await;
     let (_, admin) = app.user("+14155550101").await;
-    app.post(
-        "/business/team",
-        Some(&owner),
-        json!({ "phone_number": "+14155550101", "role": "admin" }),
-    )
-    .await
-    .assert_ok(201);
+    add_member(&app, &owner, "+14155550101", "admin").await;
     let created = app
         .post(
             "/business/apps",

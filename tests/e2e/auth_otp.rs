@@ -6,6 +6,7 @@ use core_service::clock::Clock;
 use serde_json::json;
 
 use crate::e2e;
+use crate::fixtures::{claims, verify_code, wrong_code};
 use crate::harness::TestApp;
 
 const PHONE: &str = "+14155550123";
@@ -17,22 +18,6 @@ async fn request(app: &TestApp, phone: &str) -> crate::harness::Reply {
         json!({ "phone_number": phone }),
     )
     .await
-}
-
-/// POSTs a code verification.
-pub(crate) async fn verify(app: &TestApp, phone: &str, code: &str) -> crate::harness::Reply {
-    app.post(
-        "/auth/business/otp/verify",
-        None,
-        json!({ "phone_number": phone, "code": code }),
-    )
-    .await
-}
-
-/// A code that is not `code`.
-pub(crate) fn wrong(code: &str) -> String {
-    let first = if code.starts_with('0') { '1' } else { '0' };
-    format!("{first}{}", &code[1..])
 }
 
 e2e!(
@@ -137,13 +122,13 @@ e2e!(
             .await
             .assert_error(503, "sms_delivery_unavailable");
         // The failed request replaced nothing usable: neither the old code nor a new one works...
-        verify(&app, PHONE, &old)
+        verify_code(&app, PHONE, &old)
             .await
             .assert_error(400, "invalid_otp_code");
         // ...and it started no cooldown.
         app.sms.fail(false);
         let code = app.request_code(PHONE).await;
-        verify(&app, PHONE, &code).await.assert_ok(200);
+        verify_code(&app, PHONE, &code).await.assert_ok(200);
     }
 );
 
@@ -224,7 +209,7 @@ e2e!(
     |app| async move {
         let user_id = app.create_user(PHONE).await;
         let code = app.request_code(PHONE).await;
-        let reply = verify(&app, PHONE, &code).await;
+        let reply = verify_code(&app, PHONE, &code).await;
         reply.assert_ok(200);
         let data = reply.data();
         assert_eq!(data["token_type"], "Bearer");
@@ -235,7 +220,7 @@ e2e!(
         app.get("/business/me", Some(token))
             .await
             .assert_error(403, "not_a_business_account");
-        let claims = crate::auth_tokens::claims(token);
+        let claims = claims(token);
         assert_eq!(claims["sub"], user_id.as_str());
     }
 );
@@ -243,10 +228,10 @@ e2e!(
 e2e!(otp_verify_refuses_a_wrong_code, |app| async move {
     app.create_user(PHONE).await;
     let code = app.request_code(PHONE).await;
-    verify(&app, PHONE, &wrong(&code))
+    verify_code(&app, PHONE, &wrong_code(&code))
         .await
         .assert_error(400, "invalid_otp_code");
-    verify(&app, PHONE, &code).await.assert_ok(200);
+    verify_code(&app, PHONE, &code).await.assert_ok(200);
 });
 
 e2e!(
@@ -254,11 +239,11 @@ e2e!(
     |app| async move {
         app.create_user(PHONE).await;
         for bad in ["12345", "1234567", "12a456", ""] {
-            verify(&app, PHONE, bad)
+            verify_code(&app, PHONE, bad)
                 .await
                 .assert_error(400, "invalid_otp_code");
         }
-        verify(&app, "0000", "123456")
+        verify_code(&app, "0000", "123456")
             .await
             .assert_error(400, "invalid_phone_number");
     }
@@ -270,11 +255,11 @@ e2e!(
         app.create_user(PHONE).await;
         let code = app.request_code(PHONE).await;
         for _ in 0..5 {
-            verify(&app, PHONE, &wrong(&code))
+            verify_code(&app, PHONE, &wrong_code(&code))
                 .await
                 .assert_error(400, "invalid_otp_code");
         }
-        verify(&app, PHONE, &code)
+        verify_code(&app, PHONE, &code)
             .await
             .assert_error(400, "invalid_otp_code");
     }
@@ -286,11 +271,11 @@ e2e!(
         app.create_user(PHONE).await;
         let code = app.request_code(PHONE).await;
         for _ in 0..4 {
-            verify(&app, PHONE, &wrong(&code))
+            verify_code(&app, PHONE, &wrong_code(&code))
                 .await
                 .assert_error(400, "invalid_otp_code");
         }
-        verify(&app, PHONE, &code).await.assert_ok(200);
+        verify_code(&app, PHONE, &code).await.assert_ok(200);
     }
 );
 
@@ -298,7 +283,7 @@ e2e!(otp_verify_refuses_an_expired_code, |app| async move {
     app.create_user(PHONE).await;
     let code = app.request_code(PHONE).await;
     app.clock.advance(Duration::from_secs(300));
-    verify(&app, PHONE, &code)
+    verify_code(&app, PHONE, &code)
         .await
         .assert_error(400, "invalid_otp_code");
 });
@@ -309,15 +294,15 @@ e2e!(
         app.create_user(PHONE).await;
         let code = app.request_code(PHONE).await;
         app.clock.advance(Duration::from_secs(299));
-        verify(&app, PHONE, &code).await.assert_ok(200);
+        verify_code(&app, PHONE, &code).await.assert_ok(200);
     }
 );
 
 e2e!(otp_verify_accepts_a_code_only_once, |app| async move {
     app.create_user(PHONE).await;
     let code = app.request_code(PHONE).await;
-    verify(&app, PHONE, &code).await.assert_ok(200);
-    verify(&app, PHONE, &code)
+    verify_code(&app, PHONE, &code).await.assert_ok(200);
+    verify_code(&app, PHONE, &code)
         .await
         .assert_error(400, "invalid_otp_code");
 });
@@ -328,17 +313,17 @@ e2e!(otp_a_new_code_replaces_the_previous_one, |app| async move {
     app.clock.advance(Duration::from_secs(60));
     let second = app.request_code(PHONE).await;
     if first != second {
-        verify(&app, PHONE, &first)
+        verify_code(&app, PHONE, &first)
             .await
             .assert_error(400, "invalid_otp_code");
     }
-    verify(&app, PHONE, &second).await.assert_ok(200);
+    verify_code(&app, PHONE, &second).await.assert_ok(200);
 });
 
 e2e!(
     otp_verify_for_an_unknown_phone_is_an_invalid_code,
     |app| async move {
-        verify(&app, "+14155550777", "123456")
+        verify_code(&app, "+14155550777", "123456")
             .await
             .assert_error(400, "invalid_otp_code");
     }
@@ -353,10 +338,10 @@ e2e!(
             let code = app.request_code(PHONE).await;
             app.set_user_status(PHONE, status).await;
             // A wrong code learns nothing about the account's status.
-            verify(&app, PHONE, &wrong(&code))
+            verify_code(&app, PHONE, &wrong_code(&code))
                 .await
                 .assert_error(400, "invalid_otp_code");
-            verify(&app, PHONE, &code)
+            verify_code(&app, PHONE, &code)
                 .await
                 .assert_error(403, "account_suspended");
             app.clock.advance(Duration::from_secs(60));
@@ -369,43 +354,43 @@ e2e!(
     |app| async move {
         app.create_user(PHONE).await;
         for _ in 0..20 {
-            verify(&app, PHONE, "000000")
+            verify_code(&app, PHONE, "000000")
                 .await
                 .assert_error(400, "invalid_otp_code");
         }
         let code = app.request_code(PHONE).await;
-        let locked = verify(&app, PHONE, &code).await;
+        let locked = verify_code(&app, PHONE, &code).await;
         locked.assert_error(429, "rate_limited");
         let wait = locked.retry_after().unwrap();
         assert!((1..=86_400).contains(&wait), "{wait}");
         app.clock.advance(Duration::from_secs(wait - 1));
-        verify(&app, PHONE, &code)
+        verify_code(&app, PHONE, &code)
             .await
             .assert_error(429, "rate_limited");
         // At the start of the next day (and past the request cooldown) the lock is gone.
         app.clock
             .advance(Duration::from_secs(1.max(60_u64.saturating_sub(wait - 1))));
         let code = app.request_code(PHONE).await;
-        verify(&app, PHONE, &code).await.assert_ok(200);
+        verify_code(&app, PHONE, &code).await.assert_ok(200);
     }
 );
 
 e2e!(otp_verify_is_capped_per_ip, |app| async move {
     for i in 0..60 {
-        verify(&app, &format!("+1415555{:04}", 3000 + i), "123456")
+        verify_code(&app, &format!("+1415555{:04}", 3000 + i), "123456")
             .await
             .assert_error(400, "invalid_otp_code");
     }
-    let refused = verify(&app, "+14155554000", "123456").await;
+    let refused = verify_code(&app, "+14155554000", "123456").await;
     refused.assert_error(429, "rate_limited");
     let wait = refused.retry_after().unwrap();
     assert_eq!(wait, 60, "an hour / 60");
     app.clock.advance(Duration::from_secs(wait - 1));
-    verify(&app, "+14155554000", "123456")
+    verify_code(&app, "+14155554000", "123456")
         .await
         .assert_error(429, "rate_limited");
     app.clock.advance(Duration::from_secs(1));
-    verify(&app, "+14155554000", "123456")
+    verify_code(&app, "+14155554000", "123456")
         .await
         .assert_error(400, "invalid_otp_code");
 });
@@ -415,7 +400,7 @@ e2e!(
     |app| async move {
         app.create_user(PHONE).await;
         let replies =
-            futures::future::join_all((0..30).map(|_| verify(&app, PHONE, "000000"))).await;
+            futures::future::join_all((0..30).map(|_| verify_code(&app, PHONE, "000000"))).await;
         let wrong = replies.iter().filter(|r| r.status == 400).count();
         let locked = replies.iter().filter(|r| r.status == 429).count();
         assert_eq!((wrong, locked), (20, 10), "cap of 20 failures a day");
@@ -431,16 +416,16 @@ e2e!(
         let other = "+14155550199";
         app.create_user(other).await;
         for _ in 0..19 {
-            verify(&app, other, "000000")
+            verify_code(&app, other, "000000")
                 .await
                 .assert_error(400, "invalid_otp_code");
         }
         let code = app.request_code(other).await;
-        verify(&app, other, &code).await.assert_ok(200);
-        verify(&app, other, "000000")
+        verify_code(&app, other, &code).await.assert_ok(200);
+        verify_code(&app, other, "000000")
             .await
             .assert_error(400, "invalid_otp_code");
-        verify(&app, other, "000000")
+        verify_code(&app, other, "000000")
             .await
             .assert_error(429, "rate_limited");
     }

@@ -7,18 +7,10 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 
 use crate::e2e;
+use crate::fixtures::claims;
 use crate::harness::{JWT_SECRET, TestApp};
 
 const PHONE: &str = "+14155550123";
-
-/// The claims of a JWT, unverified.
-pub fn claims(token: &str) -> Value {
-    let payload = token.split('.').nth(1).expect("a JWT");
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(payload)
-        .expect("base64url");
-    serde_json::from_slice(&bytes).expect("claims JSON")
-}
 
 fn sign(claims: &Value, secret: &[u8]) -> String {
     jsonwebtoken::encode(
@@ -311,5 +303,59 @@ e2e!(
         refresh(&app, &refresh_token(late.data()))
             .await
             .assert_error(401, "invalid_refresh_token");
+    }
+);
+
+/// The methods of `service` (`bm.v1.AdminService`), read from the served descriptor set.
+fn methods_of(service: &str) -> Vec<String> {
+    use prost::Message as _;
+    let set = prost_types::FileDescriptorSet::decode(proto::v1::FILE_DESCRIPTOR_SET).unwrap();
+    let (package, name) = service.rsplit_once('.').unwrap();
+    set.file
+        .iter()
+        .filter(|f| f.package() == package)
+        .flat_map(|f| &f.service)
+        .filter(|s| s.name() == name)
+        .flat_map(|s| &s.method)
+        .map(|m| m.name().to_string())
+        .collect()
+}
+
+e2e!(
+    every_method_of_the_internal_services_refuses_a_caller_without_the_internal_token,
+    with_internal_token(),
+    |app| async move {
+        for service in ["bm.v1.AdminService", "bm.v1.WebhookJobService"] {
+            let methods = methods_of(service);
+            assert!(methods.len() >= 3, "{service}: {methods:?}");
+            for method in methods {
+                for authorization in [None, Some("Bearer not-the-token")] {
+                    let channel = tonic::transport::Endpoint::from_shared(app.grpc_url.clone())
+                        .unwrap()
+                        .connect()
+                        .await
+                        .unwrap();
+                    let mut client = tonic::client::Grpc::new(channel);
+                    client.ready().await.unwrap();
+                    // An empty message is a valid request of every type: the guard answers
+                    // before the body is read.
+                    let mut request = tonic::Request::new(proto::v1::Empty {});
+                    if let Some(value) = authorization {
+                        request
+                            .metadata_mut()
+                            .insert("authorization", value.parse().unwrap());
+                    }
+                    let path = format!("/{service}/{method}").parse().unwrap();
+                    let codec =
+                        tonic_prost::ProstCodec::<proto::v1::Empty, proto::v1::Empty>::default();
+                    let err = client.unary(request, path, codec).await.unwrap_err();
+                    assert_eq!(
+                        proto::RemoteError::from_status(&err).code,
+                        proto::ErrorCode::Unauthorized,
+                        "{service}/{method} with {authorization:?}"
+                    );
+                }
+            }
+        }
     }
 );

@@ -4,6 +4,7 @@ use sea_orm::{ActiveModelTrait, Set};
 use serde_json::json;
 
 use crate::e2e;
+use crate::fixtures::add_member;
 use crate::harness::TestApp;
 
 const OWNER: &str = "+14155550100";
@@ -251,13 +252,7 @@ e2e!(
         let biz = live_business(&app, "+14155550100", ALL_SCOPES).await;
         follower(&app, &biz, "+14155550200", false).await;
         let (_, admin) = app.user("+14155550300").await;
-        app.post(
-            "/business/team",
-            Some(&biz.owner_token),
-            json!({"phone_number": "+14155550300", "role": "admin"}),
-        )
-        .await
-        .assert_ok(201);
+        add_member(&app, &biz.owner_token, "+14155550300", "admin").await;
         let (_, newcomer) = app.user("+14155550400").await;
         let utility = json!({"to": "+14155550200", "category": "utility", "body": "hi"});
         send_v1(&app, &biz, utility.clone(), None)

@@ -237,7 +237,7 @@ e2e!(
     a_path_id_that_is_not_text_is_404_not_found_in_the_envelope_on_every_route,
     |app| async move {
         let mut checked = 0;
-        for (method, template) in crate::openapi::ROUTES {
+        for (method, template) in crate::fixtures::ROUTES {
             let Some(start) = template.find('{') else {
                 continue;
             };

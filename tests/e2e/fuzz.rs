@@ -10,8 +10,8 @@ use reqwest::Method;
 use serde_json::Value;
 
 use crate::e2e;
+use crate::fixtures::ROUTES;
 use crate::fixtures::{ALL_SCOPES, follower, live_business};
-use crate::openapi::ROUTES;
 
 /// xorshift64*: a small deterministic generator, so that a failure reproduces from its index.
 struct Rng(u64);

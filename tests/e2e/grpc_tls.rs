@@ -7,9 +7,9 @@ use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
 use crate::e2e;
+use crate::fixtures::Receiver;
 use crate::fixtures::{ALL_SCOPES, follower, live_business, register_webhook, send_v1};
 use crate::harness::Options;
-use crate::receiver::Receiver;
 
 e2e!(
     a_core_serving_grpc_over_tls_takes_sends_and_feeds_its_workers,

@@ -674,6 +674,28 @@ pub async fn into_reply(response: reqwest::Response) -> Reply {
     }
 }
 
+/// How long [`eventually`] waits before it gives up: long enough for a slow, busy machine
+/// (a webhook's retries, a health check every 2 s), never a timing the test asserts.
+pub const EVENTUALLY_WITHIN: Duration = Duration::from_secs(60);
+const EVENTUALLY_EVERY: Duration = Duration::from_millis(20);
+
+/// Polls `probe` every 20 ms until it gives a value, and returns it; panics naming `what` when
+/// [`EVENTUALLY_WITHIN`] has passed. The one wait of the suite: a test asserts what it waited
+/// for afterwards, never how long it took.
+pub async fn eventually<T>(what: &str, mut probe: impl AsyncFnMut() -> Option<T>) -> T {
+    let deadline = std::time::Instant::now() + EVENTUALLY_WITHIN;
+    loop {
+        if let Some(value) = probe().await {
+            return value;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: not within {EVENTUALLY_WITHIN:?}"
+        );
+        tokio::time::sleep(EVENTUALLY_EVERY).await;
+    }
+}
+
 pub enum RawBody {
     Json(Value),
     Text(String),

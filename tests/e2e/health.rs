@@ -2,14 +2,12 @@
 //! database, `/readyz` follows it too, `/healthz` only says the gateway runs; reflection
 //! answers v1 and v1alpha clients.
 
-use std::time::{Duration, Instant};
-
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 
 use crate::e2e;
-use crate::harness::TestApp;
+use crate::harness::{TestApp, eventually};
 
 async fn channel(app: &TestApp) -> tonic::transport::Channel {
     tonic::transport::Endpoint::from_shared(app.grpc_url.clone())
@@ -32,14 +30,10 @@ async fn health(app: &TestApp, service: &str) -> ServingStatus {
 }
 
 async fn wait_for(app: &TestApp, status: ServingStatus) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while health(app, "").await != status {
-        assert!(
-            Instant::now() < deadline,
-            "gRPC health never became {status:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    eventually(&format!("gRPC health {status:?}"), async || {
+        (health(app, "").await == status).then_some(())
+    })
+    .await;
 }
 
 e2e!(

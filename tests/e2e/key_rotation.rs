@@ -9,8 +9,8 @@ use reqwest::Method;
 use serde_json::json;
 
 use crate::e2e;
+use crate::fixtures::Receiver;
 use crate::fixtures::{ALL_SCOPES, live_business, register_webhook};
-use crate::receiver::Receiver;
 
 const NEW_MASTER: &str = "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100";
 const NEW_JWT: &str = "a-new-jwt-secret-that-is-also-at-least-32-bytes";
@@ -59,7 +59,7 @@ e2e!(
         .await
         .assert_ok(200);
         let received = receiver.wait_for(1).await;
-        crate::webhooks::verify(&secret, &received[0]);
+        crate::fixtures::verify_signature(&secret, &received[0]);
 
         // The operator re-seals every secret with the new key.
         let mut admin =
@@ -135,6 +135,6 @@ e2e!(
         .await
         .assert_ok(200);
         let received = receiver.wait_for(2).await;
-        crate::webhooks::verify(&secret, &received[1]);
+        crate::fixtures::verify_signature(&secret, &received[1]);
     }
 );

@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use crate::e2e;
+use crate::fixtures::add_member;
 
 const OWNER: &str = "+14155550100";
 const MEMBER: &str = "+14155550101";
@@ -28,13 +29,7 @@ e2e!(
     |app| async move {
         let (business_id, owner_token) = app.business_owner(OWNER).await;
         let (member_id, member_token) = app.user(MEMBER).await;
-        app.post(
-            "/business/team",
-            Some(&owner_token),
-            json!({ "phone_number": MEMBER, "role": "member" }),
-        )
-        .await
-        .assert_ok(201);
+        add_member(&app, &owner_token, MEMBER, "member").await;
 
         let owner = app.get("/me", Some(&owner_token)).await;
         owner.assert_ok(200);

@@ -4,8 +4,9 @@
 use serde_json::json;
 
 use crate::e2e;
+use crate::fixtures::Receiver;
 use crate::fixtures::{ALL_SCOPES, follower, live_business, register_webhook, send_v1};
-use crate::receiver::Receiver;
+use crate::harness::eventually;
 
 /// The sum of the samples of `name` whose labels include every one of `labels`.
 fn value(text: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
@@ -42,18 +43,13 @@ e2e!(
         .assert_ok(200);
         receiver.wait_for(1).await;
         // The worker reports after the receiver answered: wait for the core to count it.
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        let mut after = proto::metrics::render();
-        while value(&after, "webhook_attempts_total", &[("result", "2xx")])
-            <= value(&before, "webhook_attempts_total", &[("result", "2xx")])
-        {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "no webhook attempt counted:\n{after}"
-            );
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            after = proto::metrics::render();
-        }
+        eventually("a webhook attempt counted", async || {
+            let after = proto::metrics::render();
+            (value(&after, "webhook_attempts_total", &[("result", "2xx")])
+                > value(&before, "webhook_attempts_total", &[("result", "2xx")]))
+            .then_some(())
+        })
+        .await;
         core_service::metrics::sample_once(&app.core).await.unwrap();
         let after = proto::metrics::render();
         let moved = |name: &str, labels: &[(&str, &str)]| {

@@ -1,52 +1,7 @@
 //! GET /openapi.json describes every route the gateway serves.
 
 use crate::e2e;
-
-/// The routes this service implements so far: each must be documented and served.
-pub const ROUTES: &[(&str, &str)] = &[
-    ("post", "/auth/business/otp/request"),
-    ("post", "/auth/business/otp/verify"),
-    ("post", "/auth/refresh"),
-    ("post", "/auth/logout"),
-    ("get", "/me"),
-    ("post", "/auth/qr/sessions"),
-    ("get", "/auth/qr/sessions/{id}/preview"),
-    ("get", "/auth/qr/sessions/{id}"),
-    ("post", "/auth/qr/sessions/{id}/approve"),
-    ("post", "/auth/qr/sessions/{id}/exchange"),
-    ("get", "/business/me"),
-    ("patch", "/business/me"),
-    ("post", "/business/sandbox"),
-    ("get", "/businesses/{businessAccountId}/follow"),
-    ("put", "/businesses/{businessAccountId}/follow"),
-    ("patch", "/businesses/{businessAccountId}/follow"),
-    ("delete", "/businesses/{businessAccountId}/follow"),
-    ("get", "/business/team"),
-    ("post", "/business/team"),
-    ("delete", "/business/team/{userId}"),
-    ("get", "/business/apps"),
-    ("post", "/business/apps"),
-    ("post", "/business/apps/{appId}/rotate"),
-    ("delete", "/business/apps/{appId}"),
-    ("get", "/business/messages"),
-    ("post", "/business/messages"),
-    ("get", "/business/messages/{id}"),
-    ("post", "/v1/{businessAccountId}/messages"),
-    ("post", "/v1/service/{phoneNumber}/messages"),
-    ("get", "/business/usage"),
-    ("get", "/business/webhooks"),
-    ("post", "/business/webhooks"),
-    ("patch", "/business/webhooks/{id}"),
-    ("delete", "/business/webhooks/{id}"),
-    ("post", "/business/webhooks/{id}/test"),
-    ("get", "/business/webhook-deliveries"),
-    ("get", "/business/webhook-deliveries/{id}"),
-    ("post", "/business/webhook-deliveries/{id}/retry"),
-    ("post", "/business/webhooks/{id}/recover"),
-    ("delete", "/me/grants/{client_id}"),
-    ("get", "/healthz"),
-    ("get", "/readyz"),
-];
+use crate::fixtures::ROUTES;
 
 e2e!(
     openapi_is_version_1_0_0_of_an_openapi_3_1_document,

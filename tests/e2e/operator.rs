@@ -5,7 +5,8 @@ use proto::v1 as pb;
 use serde_json::json;
 
 use crate::e2e;
-use crate::fixtures::{ALL_SCOPES, live_business, register_webhook};
+use crate::fixtures::{ALL_SCOPES, add_member, live_business, register_webhook};
+use crate::harness::eventually;
 
 const OWNER: &str = "+14155550100";
 
@@ -20,13 +21,7 @@ e2e!(
     |app| async move {
         let biz = live_business(&app, OWNER, ALL_SCOPES).await;
         let (member_id, _) = app.user(MEMBER).await;
-        app.post(
-            "/business/team",
-            Some(&biz.owner_token),
-            json!({ "phone_number": MEMBER, "role": "admin" }),
-        )
-        .await
-        .assert_ok(201);
+        add_member(&app, &biz.owner_token, MEMBER, "admin").await;
         let mut admin = app.admin().await;
 
         let found = admin
@@ -213,7 +208,7 @@ e2e!(
 e2e!(
     operator_retries_the_failed_deliveries_of_every_active_endpoint_of_a_business,
     |app| async move {
-        use crate::receiver::Receiver;
+        use crate::fixtures::Receiver;
         let rx = Receiver::start().await;
         rx.answer(410);
         let biz = live_business(&app, OWNER, ALL_SCOPES).await;
@@ -243,12 +238,10 @@ e2e!(
                 .filter(|d| d["status"] == "failed")
                 .count()
         };
-        for _ in 0..500 {
-            if failed().await == 2 {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
+        eventually("two deliveries failed", async || {
+            (failed().await == 2).then_some(())
+        })
+        .await;
         assert_eq!(failed().await, 2);
         let mut admin = app.admin().await;
         admin

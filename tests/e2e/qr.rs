@@ -133,7 +133,7 @@ e2e!(
         let me = app.get("/business/me", Some(&token)).await;
         me.assert_ok(200);
         assert_eq!(me.data()["user_id"], owner_id.as_str());
-        assert_eq!(crate::auth_tokens::claims(&token)["sub"], owner_id.as_str());
+        assert_eq!(crate::fixtures::claims(&token)["sub"], owner_id.as_str());
     }
 );
 

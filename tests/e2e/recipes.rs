@@ -9,8 +9,8 @@ use std::process::{Command, Stdio};
 use serde_json::json;
 
 use crate::e2e;
+use crate::fixtures::Receiver;
 use crate::fixtures::{ALL_SCOPES, follower, live_business, register_webhook, send_v1};
-use crate::receiver::Receiver;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -10,101 +10,18 @@ use serde_json::json;
 use core_service::clock::Clock;
 
 use crate::e2e;
-use crate::fixtures::{ALL_SCOPES, Business, follower, live_business, register_webhook, send_v1};
-use crate::harness::{Options, TestApp};
-use crate::receiver::Receiver;
-
-/// The tables the purge empties, and the ones deleted with them.
-const TABLES: &[&str] = &[
-    "messages",
-    "inbox_messages",
-    "events",
-    "webhook_deliveries",
-    "webhook_attempts",
-    "idempotency_keys",
-    "otp_codes",
-    "qr_sessions",
-    "refresh_families",
-    "refresh_tokens",
-];
-
-pub(crate) async fn counts(app: &TestApp) -> BTreeMap<&'static str, i64> {
-    use sea_orm::{ConnectionTrait, Statement};
-    let backend = app.core.db.get_database_backend();
-    let mut counts = BTreeMap::new();
-    for table in TABLES {
-        let row = app
-            .core
-            .db
-            .query_one_raw(Statement::from_string(
-                backend,
-                format!("SELECT COUNT(*) FROM {table}"),
-            ))
-            .await
-            .unwrap()
-            .unwrap();
-        counts.insert(*table, row.try_get_by_index::<i64>(0).unwrap());
-    }
-    counts
-}
+use crate::fixtures::Receiver;
+use crate::fixtures::{
+    ALL_SCOPES, TABLES, attempts_reported, counts, live_business, one_of_everything, purge,
+    register_webhook, send_v1,
+};
+use crate::harness::Options;
 
 fn minus(
     a: &BTreeMap<&'static str, i64>,
     b: &BTreeMap<&'static str, i64>,
 ) -> BTreeMap<&'static str, i64> {
     a.iter().map(|(k, v)| (*k, v - b[k])).collect()
-}
-
-/// One of everything the purge handles: a business whose app sends a message with an
-/// Idempotency-Key to a follower (a message, an inbox row, an event, a delivered webhook with
-/// its attempt), sign-ins (used codes and refresh families), a code requested and never used,
-/// and a QR session.
-pub(crate) async fn one_of_everything(app: &TestApp, receiver: &Receiver, n: u8) -> Business {
-    let biz = live_business(app, &format!("+141555510{n}0"), ALL_SCOPES).await;
-    follower(app, &biz, &format!("+141555510{n}1"), false).await;
-    register_webhook(app, &biz, &receiver.url(), &["message.sent"]).await;
-    let before = receiver.received().len();
-    send_v1(
-        app,
-        &biz,
-        json!({ "to": format!("+141555510{n}1"), "category": "utility", "body": "hi" }),
-        Some(&format!("key-{n}")),
-    )
-    .await
-    .assert_ok(200);
-    receiver.wait_for(before + 1).await;
-    app.create_user(&format!("+141555510{n}2")).await;
-    app.request_code(&format!("+141555510{n}2")).await;
-    app.post("/auth/qr/sessions", None, json!({}))
-        .await
-        .assert_ok(201);
-    biz
-}
-
-/// Waits until every webhook attempt has been reported (the receiver answers before the
-/// worker reports).
-pub(crate) async fn settled(app: &TestApp, deliveries: i64) {
-    for _ in 0..300 {
-        let c = counts(app).await;
-        if c["webhook_attempts"] >= deliveries && c["webhook_deliveries"] >= deliveries {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("deliveries not reported: {:?}", counts(app).await);
-}
-
-pub(crate) async fn purge(app: &TestApp) -> BTreeMap<String, u64> {
-    let mut admin = app.admin().await;
-    admin
-        .purge(app.admin_request(proto::v1::PurgeRequest {}))
-        .await
-        .expect("purge")
-        .into_inner()
-        .purged
-        .into_iter()
-        .map(|p| (p.data, p.rows))
-        .collect()
 }
 
 const MINUTE: Duration = Duration::from_secs(60);
@@ -117,13 +34,13 @@ e2e!(
         let receiver = Receiver::start().await;
         let start = app.clock.now();
         one_of_everything(&app, &receiver, 1).await;
-        settled(&app, 1).await;
+        attempts_reported(&app, 1).await;
         let old = counts(&app).await;
         // The younger set, 30 minutes later: every check below stands 15 minutes past the old
         // set's retention, so 15 minutes before the young set's.
         app.clock.advance(30 * MINUTE);
         one_of_everything(&app, &receiver, 2).await;
-        settled(&app, 2).await;
+        attempts_reported(&app, 2).await;
         let all = counts(&app).await;
         let young = minus(&all, &old);
         for table in TABLES {
@@ -216,7 +133,7 @@ e2e!(
     |app| async move {
         let receiver = Receiver::start().await;
         one_of_everything(&app, &receiver, 3).await;
-        settled(&app, 1).await;
+        attempts_reported(&app, 1).await;
         let before = proto::metrics::render();
         app.clock.advance(91 * DAY);
         let purged = purge(&app).await;
@@ -265,7 +182,7 @@ e2e!(
             .assert_ok(200);
         }
         receiver.wait_for(10).await;
-        settled(&app, 10).await;
+        attempts_reported(&app, 10).await;
         let other = app.second_stack(|_| {}).await;
         let messages = counts(&app).await["messages"];
         assert_eq!(messages, 10);

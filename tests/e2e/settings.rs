@@ -13,11 +13,11 @@ use core_service::CoreConfig;
 use core_service::clock::Clock;
 use serde_json::json;
 
-use crate::auth_otp::{verify, wrong};
 use crate::e2e;
+use crate::fixtures::Receiver;
 use crate::fixtures::{ALL_SCOPES, follower, live_business, register_webhook};
-use crate::harness::{Options, TestApp};
-use crate::receiver::Receiver;
+use crate::fixtures::{verify_code, wrong_code};
+use crate::harness::{Options, TestApp, eventually};
 
 /// Applies `env` to `target` as the binary that declares `T` reads it: each variable through
 /// its clap argument, every other field left as it is.
@@ -181,11 +181,11 @@ e2e!(
     |app| async move {
         app.create_user(PHONE).await;
         for _ in 0..2 {
-            verify(&app, PHONE, "000000")
+            verify_code(&app, PHONE, "000000")
                 .await
                 .assert_error(400, "invalid_otp_code");
         }
-        verify(&app, PHONE, "000000")
+        verify_code(&app, PHONE, "000000")
             .await
             .assert_error(429, "rate_limited");
     }
@@ -198,12 +198,12 @@ e2e!(
         app.create_user(PHONE).await;
         let code = app.request_code(PHONE).await;
         for _ in 0..2 {
-            verify(&app, PHONE, &wrong(&code))
+            verify_code(&app, PHONE, &wrong_code(&code))
                 .await
                 .assert_error(400, "invalid_otp_code");
         }
         // The right code, but the phone is locked for the day.
-        verify(&app, PHONE, &code)
+        verify_code(&app, PHONE, &code)
             .await
             .assert_error(429, "rate_limited");
     }
@@ -265,20 +265,17 @@ e2e!(
         .assert_ok(200);
         receiver.wait_for(1).await;
         // The first retry waits one unit after the failed attempt.
-        let mut delivery = json!(null);
-        for _ in 0..300 {
+        let delivery = eventually("the delivery is retrying", async || {
             let log = app
                 .get(
                     "/business/webhook-deliveries?limit=10",
                     Some(&biz.owner_token),
                 )
                 .await;
-            delivery = log.data()["deliveries"][0].clone();
-            if delivery["status"] == "retrying" {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+            let delivery = log.data()["deliveries"][0].clone();
+            (delivery["status"] == "retrying").then_some(delivery)
+        })
+        .await;
         assert_eq!(delivery["status"], "retrying", "{delivery}");
         let at = |v: &serde_json::Value| {
             chrono::DateTime::parse_from_rfc3339(v.as_str().unwrap()).unwrap()
@@ -378,10 +375,10 @@ e2e!(
         ("RETENTION_REFRESH_FAMILIES_DAYS", "1"),
     ]),
     |app| async move {
-        use crate::retention::{counts, one_of_everything, purge, settled};
+        use crate::fixtures::{attempts_reported, counts, one_of_everything, purge};
         let receiver = Receiver::start().await;
         one_of_everything(&app, &receiver, 5).await;
-        settled(&app, 1).await;
+        attempts_reported(&app, 1).await;
         let start = app.clock.now();
         let hour = 3600;
         // (age from creation + 10 minutes, the tables emptied by then), in time order.
@@ -429,19 +426,16 @@ e2e!(
     setting_purge_interval_secs,
     with(&[("PURGE_INTERVAL_SECS", "1")]),
     |app| async move {
-        use crate::retention::{counts, one_of_everything, settled};
+        use crate::fixtures::{attempts_reported, counts, one_of_everything};
         let receiver = Receiver::start().await;
         one_of_everything(&app, &receiver, 6).await;
-        settled(&app, 1).await;
+        attempts_reported(&app, 1).await;
         app.clock.advance(Duration::from_secs(100 * 24 * 3600));
         // No one calls the purge: the core's own pass, every second, empties the tables.
-        for _ in 0..300 {
-            if counts(&app).await.values().all(|n| *n == 0) {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        panic!("the background purge did not run: {:?}", counts(&app).await);
+        eventually("the background purge emptied the tables", async || {
+            counts(&app).await.values().all(|n| *n == 0).then_some(())
+        })
+        .await;
     }
 );
 
@@ -597,7 +591,7 @@ const ELSEWHERE: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "INTERNAL_TOKEN",
-        "tests/e2e/webhooks.rs",
+        "tests/e2e/webhook_delivery.rs",
         "workers_authenticate_to_the_job_stream_with_the_internal_token",
         "internal_token",
     ),
@@ -633,7 +627,7 @@ const ELSEWHERE: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "DISPATCH_CONCURRENCY",
-        "tests/e2e/sends.rs",
+        "tests/e2e/sends_durability.rs",
         "a_core_stopped_after_accepting_loses_nothing",
         "dispatch_concurrency = 0",
     ),
@@ -671,35 +665,35 @@ const ELSEWHERE: &[(&str, &str, &str, &str)] = &[
         "BUSINESS_SENDS_PER_SECOND",
         "tests/e2e/sends.rs",
         "the_per_business_send_limit_answers_429_with_retry_after",
-        "business_sends_per_second",
+        "sends_per_second(",
     ),
     (
         "WEBHOOK_TIMEOUT_SECS",
-        "tests/e2e/webhooks.rs",
+        "tests/e2e/webhook_delivery.rs",
         "a_receiver_that_hangs_times_out_and_is_retried",
         "webhook_timeout_secs",
     ),
     (
         "WEBHOOK_ALLOW_INSECURE",
-        "tests/e2e/webhooks.rs",
+        "tests/e2e/webhook_delivery.rs",
         "without_insecure_targets_only_https_public_urls_are_accepted_and_dns_to_private_is_blocked",
         "webhook_allow_insecure = false",
     ),
     (
         "WEBHOOK_ENDPOINTS_PER_BUSINESS",
-        "tests/e2e/webhooks.rs",
+        "tests/e2e/webhook_endpoints.rs",
         "a_business_has_at_most_the_configured_number_of_endpoints_even_when_created_at_once",
         "webhook_endpoints_per_business",
     ),
     (
         "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT",
-        "tests/e2e/webhooks.rs",
+        "tests/e2e/webhook_delivery.rs",
         "a_slow_receiver_with_a_backlog_does_not_hold_up_another_businesss_deliveries",
         "webhook_max_in_flight_per_endpoint",
     ),
     (
         "WORKER_CONCURRENCY",
-        "tests/e2e/webhooks.rs",
+        "tests/e2e/webhook_delivery.rs",
         "a_slow_receiver_with_a_backlog_does_not_hold_up_another_businesss_deliveries",
         "worker_concurrency",
     ),

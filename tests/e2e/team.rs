@@ -4,6 +4,7 @@ use reqwest::Method;
 use serde_json::json;
 
 use crate::e2e;
+use crate::fixtures::add_member;
 
 const OWNER: &str = "+14155550100";
 
@@ -108,13 +109,7 @@ e2e!(
     |app| async move {
         let (owner_id, token) = app.business_owner(OWNER).await;
         let (member_id, _) = app.user("+14155550101").await;
-        app.post(
-            "/business/team",
-            Some(&token),
-            json!({ "phone_number": "+14155550101", "role": "member" }),
-        )
-        .await
-        .assert_ok(201);
+        add_member(&app, &token, "+14155550101", "member").await;
         let remove = |id: String| {
             let app = &app;
             let token = &token;
@@ -157,20 +152,8 @@ e2e!(
         let (_, admin) = app.user("+14155550101").await;
         let (member_id, member) = app.user("+14155550102").await;
         app.user("+14155550103").await;
-        app.post(
-            "/business/team",
-            Some(&owner),
-            json!({ "phone_number": "+14155550101", "role": "admin" }),
-        )
-        .await
-        .assert_ok(201);
-        app.post(
-            "/business/team",
-            Some(&owner),
-            json!({ "phone_number": "+14155550102", "role": "member" }),
-        )
-        .await
-        .assert_ok(201);
+        add_member(&app, &owner, "+14155550101", "admin").await;
+        add_member(&app, &owner, "+14155550102", "member").await;
         app.get("/business/team", Some(&member))
             .await
             .assert_ok(200);
@@ -189,13 +172,7 @@ e2e!(
         )
         .await
         .assert_error(403, "insufficient_role");
-        app.post(
-            "/business/team",
-            Some(&admin),
-            json!({ "phone_number": "+14155550103", "role": "member" }),
-        )
-        .await
-        .assert_ok(201);
+        add_member(&app, &admin, "+14155550103", "member").await;
         app.request(
             Method::DELETE,
             &format!("/business/team/{member_id}"),

@@ -17,7 +17,7 @@
 //!     cargo run --release -p e2e-tests --example bench -- --help
 #![allow(dead_code)]
 
-#[path = "../e2e/fixtures.rs"]
+#[path = "../e2e/fixtures/mod.rs"]
 mod fixtures;
 #[path = "../e2e/harness.rs"]
 mod harness;
@@ -705,12 +705,10 @@ async fn main() {
     );
     let duration = Duration::from_secs(args.duration);
     for phase in &args.phases {
-        let before = (
-            core_service::db::STATEMENTS.load(Ordering::Relaxed),
-            pg_transactions(&app).await,
-            arrivals.log.lock().unwrap().len(),
-            CpuMark::now(&app).await,
-        );
+        let statements = core_service::db::STATEMENTS.load(Ordering::Relaxed);
+        let transactions = pg_transactions(&app).await;
+        let arrived = arrivals.log.lock().unwrap().len();
+        let before = (statements, transactions, arrived, CpuMark::now(&app).await);
         match phase.as_str() {
             "closed" => {
                 let result = closed_loop(load.clone(), args.connections, duration, "closed").await;
