@@ -2,6 +2,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
@@ -305,6 +306,26 @@ impl CoreConfig {
         config.metrics_addr = proto::metrics::MetricsAddr(None);
         config
     }
+}
+
+/// Token settings taken from the configuration.
+#[derive(Debug, Clone)]
+pub struct TokenSettings {
+    pub issuer: String,
+    pub audience: String,
+    pub access_ttl: Duration,
+    pub refresh_ttl: Duration,
+}
+
+/// Webhook delivery settings taken from the configuration.
+#[derive(Debug, Clone)]
+pub struct WebhookSettings {
+    pub retry_unit: Duration,
+    pub timeout: Duration,
+    pub allow_insecure: bool,
+    pub endpoints_per_business: u32,
+    pub tests_per_endpoint_per_minute: u32,
+    pub max_in_flight_per_endpoint: u32,
 }
 
 /// How long the core keeps each kind of data, and how it purges the rest.

@@ -6,7 +6,7 @@ use std::time::Duration;
 use sea_orm::DatabaseConnection;
 
 use crate::clock::SharedClock;
-use crate::config::{CoreConfig, LimitsConfig};
+use crate::config::{CoreConfig, LimitsConfig, TokenSettings, WebhookSettings};
 use crate::limits::{Budget, Limiter};
 use crate::messaging::reader::ContextReader;
 use crate::messaging::writer::SendWriter;
@@ -14,15 +14,6 @@ use crate::secrets::Keys;
 use crate::sms::{SmsGauge, SmsSender};
 use crate::webhooks::flow::{JobCredits, SlowEndpoints};
 use crate::webhooks::wakeup::WebhookWakeup;
-
-/// Token settings taken from the configuration.
-#[derive(Debug, Clone)]
-pub struct TokenSettings {
-    pub issuer: String,
-    pub audience: String,
-    pub access_ttl: Duration,
-    pub refresh_ttl: Duration,
-}
 
 pub struct Core {
     pub db: DatabaseConnection,
@@ -52,17 +43,6 @@ pub struct Core {
     pub slow_endpoints: SlowEndpoints,
     /// Which job stream leased each open lease token (the streams' flow control).
     pub job_credits: JobCredits,
-}
-
-/// Webhook delivery settings taken from the configuration.
-#[derive(Debug, Clone)]
-pub struct WebhookSettings {
-    pub retry_unit: Duration,
-    pub timeout: Duration,
-    pub allow_insecure: bool,
-    pub endpoints_per_business: u32,
-    pub tests_per_endpoint_per_minute: u32,
-    pub max_in_flight_per_endpoint: u32,
 }
 
 impl Core {

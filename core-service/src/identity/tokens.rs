@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use crate::state::TokenSettings;
+use crate::config::TokenSettings;
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Claims {

@@ -1,0 +1,412 @@
+//! The rules that keep the core's structure (README, "Architecture"), checked on its source:
+//! the `crate::` and `super::` paths each file names, resolved to the files that define them.
+//!
+//! - no two files import each other, directly or through others (no circle);
+//! - only `caller.rs` reads credentials;
+//! - only `app.rs` and `main.rs` import `admin`;
+//! - stores never import rules, `Core`, or the caller;
+//! - a file whose type `Core` holds never imports `state`;
+//! - the imports that run up a floor are exactly the ones README lists.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `src`, by its module path (`crate::webhooks::flow`).
+fn modules() -> BTreeMap<String, String> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    files
+        .into_iter()
+        .filter(|f| !f.ends_with("main.rs"))
+        .map(|file| {
+            let rel = file.strip_prefix(&src).unwrap().with_extension("");
+            let mut parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if parts.last().is_some_and(|p| p == "mod" || p == "lib") {
+                parts.pop();
+            }
+            let module = std::iter::once("crate".to_string())
+                .chain(parts)
+                .collect::<Vec<_>>()
+                .join("::");
+            (module, std::fs::read_to_string(&file).unwrap())
+        })
+        .collect()
+}
+
+/// The source without comments and string literals (so a doc comment naming a module is not
+/// an import).
+fn code(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut chars = source.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'/') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            '"' => {
+                let mut escaped = false;
+                for c in chars.by_ref() {
+                    if escaped {
+                        escaped = false;
+                    } else if c == '\\' {
+                        escaped = true;
+                    } else if c == '"' {
+                        break;
+                    }
+                }
+                out.push_str("\"\"");
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Expands a use tree (`a::{b, c::{d, e}}`) into whole paths.
+fn expand(tree: &str) -> Vec<String> {
+    // `a::b as c`: the path is `a::b`.
+    let tree = tree
+        .split(',')
+        .map(|part| part.split(" as ").next().unwrap_or(part))
+        .collect::<Vec<_>>()
+        .join(",");
+    let tree: String = tree.split_whitespace().collect();
+    let Some(open) = tree.find('{') else {
+        return vec![tree];
+    };
+    let prefix = &tree[..open];
+    let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[start..]);
+    parts
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .flat_map(|p| expand(p).into_iter().map(move |e| format!("{prefix}{e}")))
+        .collect()
+}
+
+/// The module of `path` (a `crate::`/`super::`/`self::` path named in `module`), if it is a
+/// file of the crate: the longest prefix that is one.
+fn resolve(module: &str, is_mod_rs: bool, path: &str, files: &BTreeSet<&str>) -> Option<String> {
+    let mut segments: Vec<&str> = path.split("::").collect();
+    let mut base: Vec<&str> = module.split("::").collect();
+    match segments.first() {
+        Some(&"crate") => {
+            base = vec!["crate"];
+            segments.remove(0);
+        }
+        Some(&"super") => {
+            // In `a/b.rs`, `super` is `a`; in `a/b/mod.rs` it is `a` too (the parent module).
+            while segments.first() == Some(&"super") {
+                segments.remove(0);
+                base.pop();
+            }
+        }
+        Some(&"self") => {
+            segments.remove(0);
+        }
+        _ => return None,
+    }
+    let _ = is_mod_rs;
+    let mut best = None;
+    let mut current = base.join("::");
+    for segment in segments {
+        current = format!("{current}::{segment}");
+        if files.contains(current.as_str()) {
+            best = Some(current.clone());
+        }
+    }
+    best
+}
+
+/// Each file's imports: the crate files it names.
+fn edges() -> BTreeMap<String, BTreeSet<String>> {
+    let modules = modules();
+    let names: BTreeSet<&str> = modules.keys().map(String::as_str).collect();
+    let mut edges = BTreeMap::new();
+    for (module, source) in &modules {
+        let code = code(source);
+        let mut paths = Vec::new();
+        // `use` statements, with their groups.
+        let mut rest = code.as_str();
+        while let Some(at) = rest.find("use ") {
+            let before = rest[..at].chars().last();
+            rest = &rest[at + 4..];
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let end = rest.find(';').unwrap_or(rest.len());
+            let tree = &rest[..end];
+            if tree.starts_with("crate::")
+                || tree.starts_with("super::")
+                || tree.starts_with("self::")
+            {
+                paths.extend(expand(tree));
+            }
+            rest = &rest[end..];
+        }
+        // Paths written inline: `crate::webhooks::store::list(...)`.
+        for prefix in ["crate::", "super::"] {
+            for (at, _) in code.match_indices(prefix) {
+                if code[..at]
+                    .chars()
+                    .last()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+                {
+                    continue;
+                }
+                let path: String = code[at..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                    .collect();
+                paths.push(path.trim_end_matches(':').to_string());
+            }
+        }
+        let targets: BTreeSet<String> = paths
+            .iter()
+            .filter_map(|p| resolve(module, false, p, &names))
+            // A file's own module, and its parent `mod.rs` (declaring its children), are not
+            // imports.
+            .filter(|t| t != module && !module.starts_with(&format!("{t}::")))
+            .collect();
+        edges.insert(module.clone(), targets);
+    }
+    edges
+}
+
+fn reaches(edges: &BTreeMap<String, BTreeSet<String>>, from: &str, to: &str) -> bool {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![from.to_string()];
+    while let Some(at) = stack.pop() {
+        for next in edges.get(&at).into_iter().flatten() {
+            if next == to {
+                return true;
+            }
+            if seen.insert(next.clone()) {
+                stack.push(next.clone());
+            }
+        }
+    }
+    false
+}
+
+#[test]
+fn no_file_imports_in_a_circle() {
+    let edges = edges();
+    assert!(
+        edges.len() > 40,
+        "the source was read: {} files",
+        edges.len()
+    );
+    assert!(
+        edges["crate::state"].contains("crate::messaging::writer"),
+        "imports are read: {:?}",
+        edges["crate::state"]
+    );
+    let circles: Vec<String> = edges
+        .iter()
+        .flat_map(|(from, targets)| {
+            targets
+                .iter()
+                .filter(|to| reaches(&edges, to, from))
+                .map(move |to| format!("{from} -> {to}"))
+        })
+        .collect();
+    assert!(circles.is_empty(), "imports in a circle: {circles:#?}");
+}
+
+#[test]
+fn only_caller_reads_credentials() {
+    let readers = [
+        "fn authorization",
+        "fn bearer",
+        "fn client_info",
+        "fn authenticate_user",
+        "fn ensure_active",
+        "fn who_am_i",
+        "fn console",
+        "fn app_token",
+        "fn invalid_app_token",
+        "fn authorize_internal",
+        "fn internal_guard",
+    ];
+    for (module, source) in modules() {
+        let code = code(&source);
+        for reader in readers {
+            // A gRPC method of that name (it takes `&self`) serves the call; it reads nothing.
+            let defines = code.match_indices(reader).any(|(at, _)| {
+                let after = &code[at + reader.len()..];
+                let params: String = after
+                    .split(')')
+                    .next()
+                    .unwrap_or("")
+                    .split_whitespace()
+                    .collect();
+                !after.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                    && !params.starts_with("(&self")
+            });
+            assert!(
+                !defines || module == "crate::caller",
+                "{module} defines `{reader}`: credentials are read in caller.rs only"
+            );
+        }
+        if module != "crate::caller" {
+            assert!(
+                !code.contains(".metadata()"),
+                "{module} reads gRPC metadata: credentials are read in caller.rs only"
+            );
+        }
+    }
+}
+
+#[test]
+fn only_the_app_imports_the_operator_service() {
+    for (module, targets) in edges() {
+        if module.starts_with("crate::admin") || module == "crate::app" || module == "crate" {
+            continue;
+        }
+        let admin: Vec<_> = targets
+            .iter()
+            .filter(|t| t.starts_with("crate::admin"))
+            .collect();
+        assert!(admin.is_empty(), "{module} imports {admin:?}");
+    }
+}
+
+#[test]
+fn stores_never_import_rules() {
+    let edges = edges();
+    let stores = edges.keys().filter(|m| {
+        m.ends_with("::store")
+            || ["crate::messaging::outbox", "crate::events"].contains(&m.as_str())
+    });
+    // `events` records an event with its deliveries: the events table's store. `limits` is the
+    // rate-limit table's conditional update (the group commit spends an exact limit in its
+    // own transaction).
+    let allowed = [
+        "crate::limits",
+        "crate::entities",
+        "crate::error",
+        "crate::db",
+        "crate::clock",
+        "crate::events",
+    ];
+    let mut checked = 0;
+    for store in stores {
+        checked += 1;
+        for target in &edges[store] {
+            let same_folder_store = target.ends_with("::store")
+                && store.rsplit_once("::").map(|s| s.0) == target.rsplit_once("::").map(|t| t.0);
+            assert!(
+                allowed.contains(&target.as_str()) || same_folder_store,
+                "{store} imports {target}: a store imports entities, errors and other stores only"
+            );
+        }
+    }
+    assert!(checked >= 7, "{checked} stores checked");
+}
+
+#[test]
+fn what_core_holds_never_imports_state() {
+    let edges = edges();
+    let held = &edges["crate::state"];
+    for file in held {
+        assert!(
+            !reaches(&edges, file, "crate::state"),
+            "{file} is held by Core and imports state"
+        );
+    }
+}
+
+/// Floors as the README draws them: a domain folder and the files that stand apart.
+fn floor(module: &str) -> u32 {
+    let room = module
+        .splitn(3, "::")
+        .take(2)
+        .collect::<Vec<_>>()
+        .join("::");
+    match room.as_str() {
+        "crate::app" | "crate" => 6,
+        "crate::admin" => 5,
+        "crate::messaging" | "crate::webhooks" | "crate::consent" | "crate::qr"
+        | "crate::grants" | "crate::apps" | "crate::business" | "crate::identity" => 4,
+        "crate::caller" | "crate::retention" | "crate::metrics" | "crate::layers" => 3,
+        "crate::state" => 2,
+        _ => 1,
+    }
+}
+
+#[test]
+fn the_imports_that_run_up_a_floor_are_the_ones_readme_lists() {
+    let mut upward = BTreeSet::new();
+    for (from, targets) in edges() {
+        for to in targets {
+            if floor(&to) > floor(&from) {
+                upward.insert(format!("{from} -> {to}"));
+            }
+        }
+    }
+    let listed: BTreeSet<String> = [
+        "crate::state -> crate::messaging::reader",
+        "crate::state -> crate::messaging::writer",
+        "crate::state -> crate::webhooks::flow",
+        "crate::state -> crate::webhooks::wakeup",
+        "crate::caller -> crate::identity::store",
+        "crate::caller -> crate::identity::tokens",
+        "crate::caller -> crate::business::store",
+    ]
+    .into_iter()
+    .map(str::to_string)
+    .collect();
+    assert_eq!(upward, listed, "update README's Architecture section");
+    // Each points into a leaf of its folder: a file that reaches nothing but stores and the
+    // ground floor (entities, errors, config, clock), so nothing it reaches can reach back.
+    let edges = edges();
+    for edge in &listed {
+        let to = edge.split(" -> ").nth(1).unwrap();
+        let mut stack = vec![to.to_string()];
+        let mut seen = BTreeSet::new();
+        while let Some(at) = stack.pop() {
+            for next in &edges[&at] {
+                assert!(
+                    floor(next) == 1 || next.ends_with("::store") || next == "crate::events",
+                    "{to} (imported up a floor) reaches {next}"
+                );
+                if seen.insert(next.clone()) {
+                    stack.push(next.clone());
+                }
+            }
+        }
+    }
+}
