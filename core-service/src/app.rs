@@ -16,7 +16,7 @@ use crate::business::grpc::{BusinessGrpc, TeamGrpc};
 use crate::caller::internal_guard;
 use crate::clock::{SharedClock, SystemClock};
 use crate::config::{CoreConfig, DeliveryProviderKind, SmsProviderKind};
-use crate::consent::grpc::ConsentGrpc;
+use crate::consent::grpc::{AudienceGrpc, ConsentGrpc};
 use crate::db::{self, Backend};
 use crate::grants::grpc::GrantGrpc;
 use crate::identity::grpc::IdentityGrpc;
@@ -190,6 +190,9 @@ impl CoreApp {
             .add_service(pb::consent_service_server::ConsentServiceServer::new(
                 ConsentGrpc { core: core.clone() },
             ))
+            .add_service(pb::audience_service_server::AudienceServiceServer::new(
+                AudienceGrpc { core: core.clone() },
+            ))
             .add_service(pb::app_service_server::AppServiceServer::new(AppGrpc {
                 core: core.clone(),
             }))
@@ -238,6 +241,7 @@ pub const SERVICE_NAMES: &[&str] = &[
     <pb::admin_service_server::AdminServiceServer<AdminGrpc> as tonic::server::NamedService>::NAME,
     <pb::team_service_server::TeamServiceServer<TeamGrpc> as tonic::server::NamedService>::NAME,
     <pb::consent_service_server::ConsentServiceServer<ConsentGrpc> as tonic::server::NamedService>::NAME,
+    <pb::audience_service_server::AudienceServiceServer<AudienceGrpc> as tonic::server::NamedService>::NAME,
     <pb::app_service_server::AppServiceServer<AppGrpc> as tonic::server::NamedService>::NAME,
     <pb::messaging_service_server::MessagingServiceServer<MessagingGrpc> as tonic::server::NamedService>::NAME,
     <pb::webhook_service_server::WebhookServiceServer<WebhookGrpc> as tonic::server::NamedService>::NAME,

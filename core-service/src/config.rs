@@ -285,6 +285,13 @@ pub struct LimitsConfig {
     /// Sends per business per second (all paths together), with bursts of as many.
     #[arg(long, env = "BUSINESS_SENDS_PER_SECOND", default_value_t = 2000)]
     pub business_sends_per_second: u32,
+
+    /// Phone numbers a business may look up among its followers per hour (each distinct number
+    /// of a request counts; a request takes all its numbers or none). At least 100, the most
+    /// one request holds.
+    #[arg(long, env = "FOLLOWER_LOOKUPS_PER_HOUR", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u32).range(100..))]
+    pub follower_lookups_per_hour: u32,
 }
 
 impl CoreConfig {

@@ -169,6 +169,30 @@ pub mod follows {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
+/// The consent ledger: one row per change of a follow's status or marketing consent.
+pub mod follow_changes {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "follow_changes")]
+    pub struct Model {
+        #[sea_orm(primary_key)]
+        pub id: i64,
+        pub business_id: Uuid,
+        pub user_id: Uuid,
+        pub at: DateTimeUtc,
+        pub status: String,
+        pub marketing_opt_in: bool,
+        /// `user` (the user's own follow calls) or `operator` (support, on the user's request).
+        pub source: String,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
 pub mod developer_apps {
     use sea_orm::entity::prelude::*;
 

@@ -9,7 +9,14 @@ use crate::entities::{events, webhook_deliveries, webhooks};
 use crate::error::AppResult;
 
 /// Events a webhook can subscribe to.
-pub const SUBSCRIBABLE: &[&str] = &["message.sent", "message.failed", "grant.revoked"];
+pub const SUBSCRIBABLE: &[&str] = &[
+    "message.sent",
+    "message.failed",
+    "grant.revoked",
+    "follow.created",
+    "follow.updated",
+    "follow.deleted",
+];
 
 /// An event to record: for which business, its type and its `data`.
 #[derive(Debug, Clone)]

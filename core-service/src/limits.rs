@@ -38,15 +38,12 @@ impl Rate {
             1,
         )
     }
-
-    fn tolerance_us(&self) -> i64 {
-        self.period.as_micros() as i64 - self.interval_us()
-    }
 }
 
-/// The wait before a request on a key holding `stored` would pass, if any.
-fn wait(stored: i64, now: i64, rate: Rate) -> Option<Duration> {
-    let allow_at = stored - rate.tolerance_us();
+/// The wait before `units` units of a key holding `stored` would pass, if any.
+fn wait(stored: i64, now: i64, rate: Rate, units: u32) -> Option<Duration> {
+    let allow_at =
+        stored - (rate.period.as_micros() as i64 - rate.interval_us() * i64::from(units));
     (now < allow_at).then(|| Duration::from_micros((allow_at - now) as u64))
 }
 
@@ -132,6 +129,38 @@ impl Limiter {
                 interval_us: rate.interval_us(),
             })
             .collect())
+    }
+
+    /// Takes `units` units of `key` at once, all or none, with one conditional UPDATE (`units`
+    /// at most the rate's count). When they do not all fit, nothing is taken and the error is
+    /// `code` with the wait until they do.
+    pub async fn acquire_units(
+        &self,
+        key: &str,
+        rate: Rate,
+        units: u32,
+        code: proto::ErrorCode,
+    ) -> AppResult<()> {
+        let mut retried = false;
+        loop {
+            let txn = self.db.begin().await?;
+            let now = self.clock.now().timestamp_micros();
+            match take_units(&txn, key, rate, units, now).await? {
+                Ok(_) => {
+                    txn.commit().await?;
+                    return Ok(());
+                }
+                Err(wait) => {
+                    txn.rollback().await?;
+                    if !retried && self.went_stale(now) {
+                        retried = true;
+                        continue;
+                    }
+                    count_refusal(kind(key));
+                    return Err(AppError::retry_after(code, wait, "request limit reached"));
+                }
+            }
+        }
     }
 
     /// Whether the clock moved on noticeably since `now_us` was read (a slow database call in
@@ -257,7 +286,7 @@ pub(crate) async fn take(
 }
 
 /// Takes `units` units of `key` at once (`units` at most the rate's count), or none. Returns
-/// the wait before one unit would pass when refused.
+/// the wait before all of them would pass when refused.
 async fn take_units(
     db: &impl ConnectionTrait,
     key: &str,
@@ -294,8 +323,9 @@ async fn take_units(
         {
             Some(row) => {
                 if row.value > limit {
+                    // Until all `units` fit.
                     return Ok(Err(
-                        wait(row.value, now, rate).unwrap_or(Duration::from_micros(1))
+                        wait(row.value, now, rate, units).unwrap_or(Duration::from_micros(1))
                     ));
                 }
                 // Moved under us between the UPDATE and the read: try again.
@@ -410,7 +440,7 @@ mod tests {
 
     fn after(stored: Option<i64>, now: i64, rate: Rate) -> Result<i64, Duration> {
         let stored = stored.unwrap_or(now);
-        match wait(stored, now, rate) {
+        match wait(stored, now, rate, 1) {
             Some(w) => Err(w),
             None => Ok(Ord::max(stored, now) + rate.interval_us()),
         }
@@ -447,6 +477,16 @@ mod tests {
         assert_eq!(kind("otp_request:ip:2001:db8::1"), "otp_request:ip");
         assert_eq!(kind("send:business"), "send:business");
         assert_eq!(kind("plain"), "plain");
+    }
+
+    #[test]
+    fn several_units_wait_until_all_of_them_fit() {
+        // 100 an hour (one every 36 s), 60 taken at once: 50 more fit in 360 s, 40 now.
+        let rate = Rate::per(100, Duration::from_secs(3600));
+        let stored = 60 * 36_000_000;
+        assert_eq!(wait(stored, 0, rate, 50), Some(Duration::from_secs(360)));
+        assert_eq!(wait(stored, 0, rate, 40), None);
+        assert_eq!(wait(stored, 0, rate, 1), None);
     }
 
     #[test]

@@ -64,6 +64,7 @@ fn serve_help_lists_the_cores_settings_and_no_other_binarys() {
         "QR_EXCHANGES_PER_IP_PER_HOUR",
         "QR_EXCHANGES_PER_SESSION",
         "BUSINESS_SENDS_PER_SECOND",
+        "FOLLOWER_LOOKUPS_PER_HOUR",
         "RETENTION_MESSAGES_DAYS",
         "RETENTION_INBOX_DAYS",
         "RETENTION_EVENTS_DAYS",

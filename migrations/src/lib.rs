@@ -14,6 +14,7 @@ mod m20261123_000005_pipeline;
 mod m20261123_000006_attempts;
 mod m20261123_000007_slow_endpoints;
 mod m20261124_000008_retention;
+mod m20261125_000009_audience;
 
 pub struct Migrator;
 
@@ -29,6 +30,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000006_attempts::Migration),
             Box::new(m20261123_000007_slow_endpoints::Migration),
             Box::new(m20261124_000008_retention::Migration),
+            Box::new(m20261125_000009_audience::Migration),
         ]
     }
 }

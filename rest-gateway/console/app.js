@@ -419,7 +419,7 @@ async function appsPage() {
 
 // ---- webhooks ----
 
-const EVENTS = ['message.sent', 'message.failed', 'grant.revoked'];
+const EVENTS = ['message.sent', 'message.failed', 'grant.revoked', 'follow.created', 'follow.updated', 'follow.deleted'];
 
 function eventBoxes(selected) {
   return h('fieldset', {}, h('legend', {}, 'Events'),
@@ -549,6 +549,66 @@ async function messagesPage() {
     history.has_more && last ? h('p', {}, h('a', { href: `#/messages?after=${last.id}` }, 'Older messages')) : null);
 }
 
+// ---- audience ----
+
+async function audiencePage() {
+  const q = query();
+  const params = new URLSearchParams({ limit: '50' });
+  for (const name of ['status', 'marketing_opt_in']) {
+    if (q.get(name)) params.set(name, q.get(name));
+  }
+  if (q.get('after')) params.set('starting_after', q.get('after'));
+  const list = await api('GET', `/business/followers?${params}`);
+  const detail = h('div', { 'aria-live': 'polite' });
+  const filterHash = (changes) => {
+    const next = new URLSearchParams();
+    for (const name of ['status', 'marketing_opt_in']) {
+      const value = name in changes ? changes[name] : q.get(name);
+      if (value) next.set(name, value);
+    }
+    return `#/audience${next.toString() ? `?${next}` : ''}`;
+  };
+  const select = (label, name, options) => h('label', {}, label,
+    h('select', { name, onchange: (e) => { location.hash = filterHash({ [name]: e.target.value }); } },
+      options.map(([value, text]) => h('option', { value, selected: (q.get(name) || '') === value }, text))));
+  const filters = h('div', { class: 'filters' },
+    select('Status', 'status', [['', 'All'], ['active', 'active'], ['unfollowed', 'unfollowed']]),
+    select('Marketing consent', 'marketing_opt_in', [['', 'All'], ['true', 'opted in'], ['false', 'not opted in']]));
+  const showHistory = async (userId) => {
+    const history = await api('GET', `/business/followers/${userId}/history`);
+    detail.replaceChildren(h('section', { class: 'card', 'aria-label': 'Consent history' },
+      h('h2', {}, 'Consent history'),
+      h('p', {}, 'Follower ', h('code', { class: 'mono' }, userId)),
+      table(['When', 'Status', 'Marketing consent', 'By'], history.changes.map((c) => h('tr', {},
+        h('td', {}, when(c.at)), h('td', {}, status(c.status)),
+        h('td', {}, c.marketing_opt_in ? 'opted in' : 'no'), h('td', {}, c.source))))));
+  };
+  const rows = list.followers.map((f) => h('tr', { dataset: { follower: f.user_id } },
+    h('td', {}, h('button', { type: 'button', class: 'secondary mono', title: 'Consent history',
+      onclick: () => showHistory(f.user_id).catch((e) => say('error', describe(e))) }, f.user_id)),
+    h('td', {}, status(f.status)), h('td', {}, f.marketing_opt_in ? 'opted in' : 'no'),
+    h('td', {}, when(f.followed_at)), h('td', {}, when(f.updated_at))));
+  const last = list.followers[list.followers.length - 1];
+  const results = h('div', { 'aria-live': 'polite' });
+  const lookup = form({ 'aria-label': 'Look up numbers' }, [
+    field('Phone numbers you hold (one per line or separated by commas, at most 100)',
+      h('textarea', { name: 'numbers', rows: 4, required: true, placeholder: '+14155550123' })),
+  ], 'Look up', async (data) => {
+    const numbers = String(data.get('numbers') || '').split(/[\s,;]+/).map((n) => n.trim()).filter(Boolean);
+    const found = await api('POST', '/business/followers/lookup', { phone_numbers: numbers });
+    results.replaceChildren(table(['Number', 'Follows', 'Marketing consent'], found.results.map((r) => h('tr', { dataset: { lookup: r.phone_number } },
+      h('td', {}, r.phone_number), h('td', {}, r.follows ? 'yes' : 'no'), h('td', {}, r.marketing_opt_in ? 'opted in' : 'no')))));
+  });
+  page('Audience',
+    h('p', { class: 'muted' }, 'Who follows your business and their marketing consent. Phone numbers are never shown: look up the numbers you already hold below.'),
+    filters,
+    list.followers.length ? table(['Follower', 'Status', 'Marketing consent', 'Followed', 'Changed'], rows)
+      : h('p', { class: 'muted' }, 'No followers match.'),
+    list.has_more && last ? h('p', {}, h('a', { href: `${filterHash({})}${filterHash({}).includes('?') ? '&' : '?'}after=${last.user_id}` }, 'Older followers')) : null,
+    detail,
+    h('h2', {}, 'Look up numbers'), lookup, results);
+}
+
 function barChart(title, entries) {
   const max = Math.max(1, ...entries.map(([, v]) => v));
   const rowH = 28;
@@ -596,11 +656,12 @@ const PAGES = {
   '#/webhooks': webhooksPage,
   '#/deliveries': deliveriesPage,
   '#/messages': messagesPage,
+  '#/audience': audiencePage,
   '#/usage': usagePage,
   '#/approve': approvePage,
 };
 
-const NEEDS_BUSINESS = new Set(['#/team', '#/apps', '#/webhooks', '#/deliveries', '#/messages', '#/usage']);
+const NEEDS_BUSINESS = new Set(['#/team', '#/apps', '#/webhooks', '#/deliveries', '#/messages', '#/audience', '#/usage']);
 
 async function route() {
   stopQr();

@@ -50,6 +50,12 @@ pub enum EventType {
     MessageFailed,
     #[serde(rename = "grant.revoked")]
     GrantRevoked,
+    #[serde(rename = "follow.created")]
+    FollowCreated,
+    #[serde(rename = "follow.updated")]
+    FollowUpdated,
+    #[serde(rename = "follow.deleted")]
+    FollowDeleted,
 }
 
 /// An event type in the deliveries log: a subscribable event, or `webhook.test`.
@@ -61,6 +67,12 @@ pub enum DeliveryEventType {
     MessageFailed,
     #[serde(rename = "grant.revoked")]
     GrantRevoked,
+    #[serde(rename = "follow.created")]
+    FollowCreated,
+    #[serde(rename = "follow.updated")]
+    FollowUpdated,
+    #[serde(rename = "follow.deleted")]
+    FollowDeleted,
     #[serde(rename = "webhook.test")]
     WebhookTest,
 }
@@ -267,6 +279,21 @@ pub struct GrantRevokedData {
     /// The user who revoked it.
     #[schema(format = Uuid)]
     pub chatx_user_id: String,
+}
+
+/// `follow.created`, `follow.updated`, `follow.deleted`: a follow became active (a first
+/// follow or a re-follow), its marketing consent changed while active, or it became
+/// `unfollowed`.
+#[derive(Serialize, ToSchema)]
+pub struct FollowEventData {
+    /// The follower (phone numbers are never shown).
+    #[schema(format = Uuid)]
+    pub user_id: String,
+    #[schema(value_type = FollowStatus)]
+    pub status: String,
+    pub marketing_opt_in: bool,
+    #[schema(format = DateTime)]
+    pub changed_at: String,
 }
 
 /// `webhook.test`: sent by `POST /business/webhooks/{id}/test`.

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use proto::v1::app_service_client::AppServiceClient;
+use proto::v1::audience_service_client::AudienceServiceClient;
 use proto::v1::business_service_client::BusinessServiceClient;
 use proto::v1::consent_service_client::ConsentServiceClient;
 use proto::v1::grant_service_client::GrantServiceClient;
@@ -22,6 +23,7 @@ pub struct AppState {
     pub business: BusinessServiceClient<Channel>,
     pub team: TeamServiceClient<Channel>,
     pub consent: ConsentServiceClient<Channel>,
+    pub audience: AudienceServiceClient<Channel>,
     pub apps: AppServiceClient<Channel>,
     pub messaging: MessagingServiceClient<Channel>,
     pub webhooks: WebhookServiceClient<Channel>,
@@ -48,6 +50,7 @@ impl AppState {
             business: BusinessServiceClient::new(channel.clone()),
             team: TeamServiceClient::new(channel.clone()),
             consent: ConsentServiceClient::new(channel.clone()),
+            audience: AudienceServiceClient::new(channel.clone()),
             apps: AppServiceClient::new(channel.clone()),
             messaging: MessagingServiceClient::new(channel.clone()),
             webhooks: WebhookServiceClient::new(channel.clone()),

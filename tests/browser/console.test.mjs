@@ -317,8 +317,11 @@ try {
     await shot(page, '07-deliveries');
   });
 
+  // The follower signs in once (a second code within the cooldown is not sent).
+  let followerToken = null;
+
   await step('send a message; a non-follower is explained in words; the history shows it', async () => {
-    const followerToken = await signInByApi(FOLLOWER);
+    followerToken = await signInByApi(FOLLOWER);
     const follow = await apiCall('PUT', `/businesses/${businessId}/follow`, { marketing_opt_in: false }, followerToken);
     assert.equal(follow.status, 200, JSON.stringify(follow.body));
     await page.goto(`${BASE}/console/#/messages`);
@@ -342,6 +345,35 @@ try {
       return (await page.locator('tr[data-message] .badge.ok').count()) > 0;
     });
     await shot(page, '08-messages');
+  });
+
+  await step('audience: the followers list, a follower\'s consent history and a look-up of numbers', async () => {
+    // The follower (not opted in) changes their mind: two entries in their history.
+    const patched = await apiCall('PATCH', `/businesses/${businessId}/follow`, { marketing_opt_in: true }, followerToken);
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    await page.goto(`${BASE}/console/#/audience`);
+    await page.getByRole('heading', { name: 'Audience' }).waitFor();
+    const row = page.locator('tr[data-follower]');
+    await row.first().waitFor();
+    assert.equal(await row.count(), 1);
+    assert.doesNotMatch(await page.locator('main').innerText(), /\+1415555/, 'no phone number is shown');
+    await page.getByLabel('Marketing consent').selectOption('false');
+    await page.getByText('No followers match.').waitFor();
+    await page.getByLabel('Marketing consent').selectOption('true');
+    await row.first().waitFor();
+    await row.first().getByRole('button').click();
+    const history = page.getByRole('region', { name: 'Consent history' });
+    await history.waitFor();
+    assert.equal(await history.locator('tbody tr').count(), 2);
+    await page.getByLabel(/Phone numbers you hold/).fill(`${FOLLOWER}\n${STRANGER}`);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.locator(`tr[data-lookup="${FOLLOWER}"]`).waitFor();
+    assert.match(await page.locator(`tr[data-lookup="${FOLLOWER}"]`).innerText(), /yes/);
+    assert.match(await page.locator(`tr[data-lookup="${STRANGER}"]`).innerText(), /no/);
+    await page.getByLabel(/Phone numbers you hold/).fill('not a number');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByText('not a valid phone number').waitFor();
+    await shot(page, '13-audience');
   });
 
   await step('usage: totals and charts drawn in the page', async () => {

@@ -7,6 +7,7 @@ mod harness;
 mod health;
 
 mod apps;
+mod audience;
 mod auth_otp;
 mod auth_tokens;
 mod business_account;

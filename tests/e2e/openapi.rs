@@ -173,6 +173,36 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
     ),
     (
         "get",
+        "/business/followers",
+        &[
+            "invalid_limit",
+            "invalid_request",
+            "not_a_business_account",
+            "business_suspended",
+        ],
+    ),
+    (
+        "post",
+        "/business/followers/lookup",
+        &[
+            "invalid_request",
+            "invalid_phone_number",
+            "rate_limited",
+            "not_a_business_account",
+            "business_suspended",
+        ],
+    ),
+    (
+        "get",
+        "/business/followers/{user_id}/history",
+        &[
+            "follow_not_found",
+            "not_a_business_account",
+            "business_suspended",
+        ],
+    ),
+    (
+        "get",
         "/business/messages",
         &[
             "invalid_limit",

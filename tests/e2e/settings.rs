@@ -662,6 +662,12 @@ const ELSEWHERE: &[(&str, &str, &str, &str)] = &[
         "qr_exchanges_per_ip_per_hour",
     ),
     (
+        "FOLLOWER_LOOKUPS_PER_HOUR",
+        "tests/e2e/audience.rs",
+        "the_lookup_limit_takes_every_distinct_number_of_a_request_or_none",
+        "follower_lookups_per_hour",
+    ),
+    (
         "BUSINESS_SENDS_PER_SECOND",
         "tests/e2e/sends.rs",
         "the_per_business_send_limit_answers_429_with_retry_after",

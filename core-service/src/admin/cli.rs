@@ -125,6 +125,24 @@ pub enum AdminCommand {
         #[arg(long)]
         since: String,
     },
+    /// Changes a user's follow of a business on the user's request: --unfollow, or
+    /// --marketing-opt-in false. Support may only withdraw: it never creates a follow nor grants
+    /// consent. Recorded in the consent ledger with source `operator`; prints the follow.
+    SetFollow {
+        #[arg(long)]
+        business: String,
+        #[arg(long)]
+        phone: String,
+        #[arg(
+            long,
+            conflicts_with = "marketing_opt_in",
+            required_unless_present = "marketing_opt_in"
+        )]
+        unfollow: bool,
+        /// Only `false`: support withdraws consent, never grants it.
+        #[arg(long, value_parser = ["false"])]
+        marketing_opt_in: Option<String>,
+    },
 }
 
 fn business_json(b: pb::BusinessAccount) -> serde_json::Value {
@@ -372,6 +390,34 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
                     .map(|e| json!({ "webhook_id": e.webhook_id, "requeued": e.requeued }))
                     .collect::<Vec<_>>(),
                 "skipped_paused": result.skipped_paused,
+            })
+        }
+        AdminCommand::SetFollow {
+            business,
+            phone,
+            unfollow,
+            marketing_opt_in,
+        } => {
+            let follow = client_rpc
+                .set_follow(with_token(
+                    token.as_deref(),
+                    pb::SetFollowRequest {
+                        business_id: business,
+                        phone_number: phone,
+                        unfollow,
+                        marketing_opt_in: marketing_opt_in.map(|v| v == "true"),
+                    },
+                ))
+                .await
+                .map_err(describe)?
+                .into_inner();
+            json!({
+                "business_account_id": follow.business_account_id,
+                "user_id": follow.user_id,
+                "status": follow.status,
+                "marketing_opt_in": follow.marketing_opt_in,
+                "followed_at": follow.followed_at,
+                "updated_at": follow.updated_at,
             })
         }
         AdminCommand::Purge => {

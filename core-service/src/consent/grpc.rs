@@ -1,21 +1,22 @@
-//! `bm.v1.ConsentService`: proto <-> domain, one service call per RPC.
+//! `bm.v1.ConsentService` (a user's follows) and `bm.v1.AudienceService` (a business's view of
+//! them): proto <-> domain, one call per RPC.
 
 use std::sync::Arc;
 
 use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
-use super::service;
+use super::{followers, service};
 use crate::caller::authorization;
 use crate::clock::rfc3339;
-use crate::entities::follows;
+use crate::entities::{follow_changes, follows};
 use crate::state::Core;
 
 pub struct ConsentGrpc {
     pub core: Arc<Core>,
 }
 
-fn follow_pb(f: follows::Model) -> pb::Follow {
+pub fn follow_pb(f: follows::Model) -> pb::Follow {
     pb::Follow {
         business_account_id: f.business_id.to_string(),
         user_id: f.user_id.to_string(),
@@ -74,5 +75,87 @@ impl pb::consent_service_server::ConsentService for ConsentGrpc {
         let id = &request.get_ref().business_account_id;
         service::delete(&self.core, authorization(&request), id).await?;
         Ok(Response::new(pb::Empty {}))
+    }
+}
+
+pub struct AudienceGrpc {
+    pub core: Arc<Core>,
+}
+
+fn follower_pb(f: follows::Model) -> pb::Follower {
+    pb::Follower {
+        user_id: f.user_id.to_string(),
+        status: f.status,
+        marketing_opt_in: f.marketing_opt_in,
+        followed_at: f.followed_at.map(rfc3339),
+        updated_at: f.updated_at.map(rfc3339),
+    }
+}
+
+fn change_pb(c: follow_changes::Model) -> pb::FollowerChange {
+    pb::FollowerChange {
+        at: rfc3339(c.at),
+        status: c.status,
+        marketing_opt_in: c.marketing_opt_in,
+        source: c.source,
+    }
+}
+
+#[tonic::async_trait]
+impl pb::audience_service_server::AudienceService for AudienceGrpc {
+    async fn list_followers(
+        &self,
+        request: Request<pb::ListFollowersRequest>,
+    ) -> Result<Response<pb::FollowerList>, Status> {
+        let body = request.get_ref();
+        let query = followers::FollowerQuery {
+            limit: body.limit,
+            starting_after: body.starting_after.clone(),
+            status: body.status.clone(),
+            marketing_opt_in: body.marketing_opt_in.clone(),
+        };
+        let (page, has_more) = followers::list(&self.core, authorization(&request), query).await?;
+        Ok(Response::new(pb::FollowerList {
+            followers: page.into_iter().map(follower_pb).collect(),
+            has_more,
+        }))
+    }
+
+    async fn lookup_followers(
+        &self,
+        request: Request<pb::LookupFollowersRequest>,
+    ) -> Result<Response<pb::LookupResults>, Status> {
+        let results = followers::lookup(
+            &self.core,
+            authorization(&request),
+            &request.get_ref().phone_numbers,
+        )
+        .await?;
+        Ok(Response::new(pb::LookupResults {
+            results: results
+                .into_iter()
+                .map(|r| pb::LookupResult {
+                    phone_number: r.phone_number,
+                    follows: r.follows,
+                    marketing_opt_in: r.marketing_opt_in,
+                    user_id: r.user_id.map(|id| id.to_string()),
+                })
+                .collect(),
+        }))
+    }
+
+    async fn follower_history(
+        &self,
+        request: Request<pb::FollowerHistoryRequest>,
+    ) -> Result<Response<pb::FollowerChanges>, Status> {
+        let changes = followers::history(
+            &self.core,
+            authorization(&request),
+            &request.get_ref().user_id,
+        )
+        .await?;
+        Ok(Response::new(pb::FollowerChanges {
+            changes: changes.into_iter().map(change_pb).collect(),
+        }))
     }
 }

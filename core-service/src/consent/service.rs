@@ -1,7 +1,15 @@
 //! The consent rules (SPEC's follow state machine): PUT follows a live business, PATCH changes
-//! marketing consent on an active follow, DELETE always leaves it unfollowed.
+//! marketing consent on an active follow, DELETE always leaves it unfollowed; support may only
+//! withdraw (unfollow, or withdraw consent) on a user's request.
+//!
+//! Every change of a follow's status or consent is one transaction: the follow, its entry in
+//! the consent ledger (with its source) and its event (`follow.created` when it becomes active,
+//! `follow.updated` when consent changes on an active follow, `follow.deleted` when it becomes
+//! unfollowed). A call that changes nothing records nothing.
 
+use chrono::{DateTime, Utc};
 use proto::ErrorCode;
+use sea_orm::TransactionTrait;
 use uuid::Uuid;
 
 use super::store;
@@ -15,6 +23,87 @@ use crate::state::Core;
 pub const ACTIVE: &str = "active";
 pub const UNFOLLOWED: &str = "unfollowed";
 
+/// The consent ledger's sources: the user's own follow calls, or support on the user's request.
+pub const SOURCE_USER: &str = "user";
+pub const SOURCE_OPERATOR: &str = "operator";
+
+/// The follow events, subscribable by webhooks.
+pub const FOLLOW_CREATED: &str = "follow.created";
+pub const FOLLOW_UPDATED: &str = "follow.updated";
+pub const FOLLOW_DELETED: &str = "follow.deleted";
+
+/// The event a change announces, if it changed the status or the consent.
+fn event_of(before: Option<&follows::Model>, after: &follows::Model) -> Option<&'static str> {
+    let was_active = before.is_some_and(|f| f.status == ACTIVE);
+    match (was_active, after.status == ACTIVE) {
+        (false, true) => Some(FOLLOW_CREATED),
+        (true, false) => Some(FOLLOW_DELETED),
+        (true, true) if before.map(|f| f.marketing_opt_in) != Some(after.marketing_opt_in) => {
+            Some(FOLLOW_UPDATED)
+        }
+        _ => None,
+    }
+}
+
+/// Changes the follow of (`business_id`, `user_id`) as `change` decides from the current one
+/// (`None`: never followed), in one transaction with its ledger entry and its event. `change`
+/// answers `None` to write nothing. Returns the follow as it is after.
+async fn apply(
+    core: &Core,
+    business_id: Uuid,
+    user_id: Uuid,
+    source: &'static str,
+    change: impl Fn(Option<&follows::Model>, DateTime<Utc>) -> AppResult<Option<follows::Model>>,
+) -> AppResult<Option<follows::Model>> {
+    // A first follow racing another first follow of the same pair inserts once; the loser
+    // reads the winner's row and decides again.
+    for _ in 0..2 {
+        let now = core.clock.now();
+        let txn = core.db.begin().await?;
+        let before = store::follow_for_update(&txn, business_id, user_id).await?;
+        let Some(after) = change(before.as_ref(), now)? else {
+            return Ok(before);
+        };
+        match &before {
+            None => {
+                if !store::insert_new(&txn, &after).await? {
+                    drop(txn);
+                    continue;
+                }
+            }
+            Some(_) => {
+                store::save(&txn, after.clone()).await?;
+            }
+        }
+        let queued = match event_of(before.as_ref(), &after) {
+            Some(event_type) => {
+                store::log_change(
+                    &txn,
+                    store::Change {
+                        follow: &after,
+                        at: now,
+                        source,
+                    },
+                )
+                .await?;
+                let data = serde_json::json!({
+                    "user_id": after.user_id,
+                    "status": after.status,
+                    "marketing_opt_in": after.marketing_opt_in,
+                    "changed_at": crate::clock::rfc3339(now),
+                });
+                crate::events::record(&txn, business_id, event_type, data, now).await?
+            }
+            None => 0,
+        };
+        txn.commit().await?;
+        if queued > 0 {
+            core.webhook_wakeup.wake().await;
+        }
+        return Ok(Some(after));
+    }
+    Err(AppError::internal("a follow changed twice under one call"))
+}
 async fn caller_and_business(
     core: &Core,
     authorization: Option<&str>,
@@ -77,24 +166,22 @@ pub async fn put(
             "only live, active businesses can be followed",
         ));
     }
-    let now = core.clock.now();
-    let existing = store::follow(&core.db, business.id, user.id).await?;
-    let followed_at = match &existing {
-        Some(f) if f.status == ACTIVE => f.followed_at.or(Some(now)),
-        _ => Some(now),
-    };
-    store::save(
-        &core.db,
-        follows::Model {
+    let follow = apply(core, business.id, user.id, SOURCE_USER, |existing, now| {
+        let followed_at = match existing {
+            Some(f) if f.status == ACTIVE => f.followed_at.or(Some(now)),
+            _ => Some(now),
+        };
+        Ok(Some(follows::Model {
             business_id: business.id,
             user_id: user.id,
             status: ACTIVE.to_string(),
             marketing_opt_in: marketing_opt_in.unwrap_or(false),
             followed_at,
             updated_at: Some(now),
-        },
-    )
-    .await
+        }))
+    })
+    .await?;
+    follow.ok_or_else(|| AppError::internal("a follow was not written"))
 }
 
 /// Changes marketing consent on an active follow.
@@ -110,21 +197,18 @@ pub async fn patch(
     let (user, business) = caller_and_business(core, authorization, business_id).await?;
     let opt_in = marketing_opt_in
         .ok_or_else(|| AppError::new(ErrorCode::InvalidRequest, "marketing_opt_in: is required"))?;
-    let follow = store::follow(&core.db, business.id, user.id)
-        .await?
-        .filter(|f| f.status == ACTIVE)
-        .ok_or_else(|| {
+    let follow = apply(core, business.id, user.id, SOURCE_USER, |existing, now| {
+        let follow = existing.filter(|f| f.status == ACTIVE).ok_or_else(|| {
             AppError::new(ErrorCode::FollowNotFound, "you do not follow this business")
         })?;
-    store::save(
-        &core.db,
-        follows::Model {
+        Ok(Some(follows::Model {
             marketing_opt_in: opt_in,
-            updated_at: Some(core.clock.now()),
-            ..follow
-        },
-    )
-    .await
+            updated_at: Some(now),
+            ..follow.clone()
+        }))
+    })
+    .await?;
+    follow.ok_or_else(|| AppError::internal("a follow was not written"))
 }
 
 /// Unfollows (withdrawing marketing consent too). Idempotent, also when never followed.
@@ -132,19 +216,79 @@ pub async fn patch(
 /// Errors: `unauthorized`, `account_suspended`, `business_not_found`.
 pub async fn delete(core: &Core, authorization: Option<&str>, business_id: &str) -> AppResult<()> {
     let (user, business) = caller_and_business(core, authorization, business_id).await?;
-    if let Some(follow) = store::follow(&core.db, business.id, user.id).await?
-        && follow.status == ACTIVE
-    {
-        store::save(
-            &core.db,
-            follows::Model {
-                status: UNFOLLOWED.to_string(),
-                marketing_opt_in: false,
-                updated_at: Some(core.clock.now()),
-                ..follow
-            },
-        )
-        .await?;
-    }
+    apply(core, business.id, user.id, SOURCE_USER, unfollow).await?;
     Ok(())
+}
+
+/// The change of an unfollow: an active follow becomes unfollowed (consent withdrawn too);
+/// anything else stays as it is.
+fn unfollow(
+    existing: Option<&follows::Model>,
+    now: DateTime<Utc>,
+) -> AppResult<Option<follows::Model>> {
+    Ok(existing
+        .filter(|f| f.status == ACTIVE)
+        .map(|f| follows::Model {
+            status: UNFOLLOWED.to_string(),
+            marketing_opt_in: false,
+            updated_at: Some(now),
+            ..f.clone()
+        }))
+}
+
+/// What support may change on a follow at its user's request: unfollow, or withdraw consent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Withdrawal {
+    Unfollow,
+    MarketingConsent,
+}
+
+/// Changes an existing follow on its user's request (an operator): unfollows it or withdraws
+/// its marketing consent, recorded with source `operator` and the same events as the user's
+/// own call. Never creates a follow nor grants consent; a withdrawal that changes nothing
+/// records nothing.
+///
+/// Errors: `invalid_phone_number`, `business_not_found`, `follow_not_found`.
+pub async fn withdraw(
+    core: &Core,
+    business_id: &str,
+    phone: &str,
+    withdrawal: Withdrawal,
+) -> AppResult<follows::Model> {
+    let phone = crate::domain::PhoneNumber::parse(phone)?;
+    let not_found = || AppError::new(ErrorCode::BusinessNotFound, "no such business account");
+    let business_id = Uuid::parse_str(business_id.trim()).map_err(|_| not_found())?;
+    let business = business_store::business(&core.db, business_id)
+        .await?
+        .ok_or_else(not_found)?;
+    let no_follow = || {
+        AppError::new(
+            ErrorCode::FollowNotFound,
+            "this user never followed this business",
+        )
+    };
+    let user = crate::identity::store::user_by_phone(&core.db, phone.as_str())
+        .await?
+        .ok_or_else(no_follow)?;
+    let follow = apply(
+        core,
+        business.id,
+        user.id,
+        SOURCE_OPERATOR,
+        |existing, now| {
+            let follow = existing.ok_or_else(no_follow)?;
+            Ok(match withdrawal {
+                Withdrawal::Unfollow => unfollow(Some(follow), now)?,
+                Withdrawal::MarketingConsent => {
+                    (follow.status == ACTIVE && follow.marketing_opt_in).then(|| follows::Model {
+                        marketing_opt_in: false,
+                        updated_at: Some(now),
+                        ..follow.clone()
+                    })
+                }
+            })
+        },
+    )
+    .await?;
+    follow.ok_or_else(no_follow)
 }

@@ -1,10 +1,14 @@
-//! Queries for follows. No rules here.
+//! Queries for follows and their consent ledger. No rules here.
 
+use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
-use sea_orm::{ConnectionTrait, EntityTrait, Set};
+use sea_orm::{
+    ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set,
+};
 use uuid::Uuid;
 
-use crate::entities::follows;
+use crate::entities::{follow_changes, follows, users};
 use crate::error::AppResult;
 
 pub async fn follow(
@@ -15,6 +19,154 @@ pub async fn follow(
     Ok(follows::Entity::find_by_id((business_id, user_id))
         .one(db)
         .await?)
+}
+
+/// The follow, locked until the transaction ends (PostgreSQL; SQLite has one writer), so two
+/// concurrent changes of one follow are one after the other.
+pub async fn follow_for_update(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    user_id: Uuid,
+) -> AppResult<Option<follows::Model>> {
+    let mut query = follows::Entity::find_by_id((business_id, user_id));
+    if db.get_database_backend() == DbBackend::Postgres {
+        query = query.lock_exclusive();
+    }
+    Ok(query.one(db).await?)
+}
+
+/// Inserts a first follow unless one exists; returns whether it inserted (a concurrent first
+/// follow of the same pair inserts once).
+pub async fn insert_new(db: &impl ConnectionTrait, follow: &follows::Model) -> AppResult<bool> {
+    let row = follows::ActiveModel {
+        business_id: Set(follow.business_id),
+        user_id: Set(follow.user_id),
+        status: Set(follow.status.clone()),
+        marketing_opt_in: Set(follow.marketing_opt_in),
+        followed_at: Set(follow.followed_at),
+        updated_at: Set(follow.updated_at),
+    };
+    let inserted = follows::Entity::insert(row)
+        .on_conflict(
+            OnConflict::columns([follows::Column::BusinessId, follows::Column::UserId])
+                .do_nothing()
+                .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await;
+    match inserted {
+        Ok(rows) => Ok(rows > 0),
+        Err(sea_orm::DbErr::RecordNotInserted) => Ok(false),
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// A change of a follow for the consent ledger.
+pub struct Change<'a> {
+    pub follow: &'a follows::Model,
+    pub at: DateTime<Utc>,
+    pub source: &'static str,
+}
+
+/// Appends a change to the consent ledger.
+pub async fn log_change(db: &impl ConnectionTrait, change: Change<'_>) -> AppResult<()> {
+    let row = follow_changes::ActiveModel {
+        business_id: Set(change.follow.business_id),
+        user_id: Set(change.follow.user_id),
+        at: Set(change.at),
+        status: Set(change.follow.status.clone()),
+        marketing_opt_in: Set(change.follow.marketing_opt_in),
+        source: Set(change.source.to_string()),
+        ..Default::default()
+    };
+    follow_changes::Entity::insert(row)
+        .exec_without_returning(db)
+        .await?;
+    Ok(())
+}
+
+/// The consent ledger of one follow, oldest first.
+pub async fn changes(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    user_id: Uuid,
+) -> AppResult<Vec<follow_changes::Model>> {
+    Ok(follow_changes::Entity::find()
+        .filter(follow_changes::Column::BusinessId.eq(business_id))
+        .filter(follow_changes::Column::UserId.eq(user_id))
+        .order_by_asc(follow_changes::Column::Id)
+        .all(db)
+        .await?)
+}
+
+/// Filters of the followers list.
+#[derive(Debug, Clone, Default)]
+pub struct FollowerFilter {
+    pub status: Option<&'static str>,
+    pub marketing_opt_in: Option<bool>,
+}
+
+/// A page of a business's follows, newest follow first (`followed_at`, then `user_id`, both
+/// descending), after the follow `after` when given.
+pub async fn followers_page(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    filter: &FollowerFilter,
+    after: Option<(Option<DateTime<Utc>>, Uuid)>,
+    limit: u64,
+) -> AppResult<Vec<follows::Model>> {
+    let mut query = follows::Entity::find().filter(follows::Column::BusinessId.eq(business_id));
+    if let Some(status) = filter.status {
+        query = query.filter(follows::Column::Status.eq(status));
+    }
+    if let Some(opt_in) = filter.marketing_opt_in {
+        query = query.filter(follows::Column::MarketingOptIn.eq(opt_in));
+    }
+    if let Some((followed_at, user_id)) = after {
+        query = query.filter(match followed_at {
+            Some(at) => Condition::any()
+                .add(follows::Column::FollowedAt.lt(at))
+                .add(
+                    Condition::all()
+                        .add(follows::Column::FollowedAt.eq(at))
+                        .add(follows::Column::UserId.lt(user_id)),
+                ),
+            None => Condition::all().add(follows::Column::UserId.lt(user_id)),
+        });
+    }
+    Ok(query
+        .order_by_desc(follows::Column::FollowedAt)
+        .order_by_desc(follows::Column::UserId)
+        .limit(limit)
+        .all(db)
+        .await?)
+}
+
+/// The users with these phone numbers and their follow of `business_id`, if any.
+pub async fn by_phones(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    phones: &[String],
+) -> AppResult<Vec<(users::Model, Option<follows::Model>)>> {
+    if phones.is_empty() {
+        return Ok(Vec::new());
+    }
+    let found = users::Entity::find()
+        .filter(users::Column::PhoneNumber.is_in(phones.iter().cloned()))
+        .all(db)
+        .await?;
+    let follows = follows::Entity::find()
+        .filter(follows::Column::BusinessId.eq(business_id))
+        .filter(follows::Column::UserId.is_in(found.iter().map(|u| u.id)))
+        .all(db)
+        .await?;
+    Ok(found
+        .into_iter()
+        .map(|user| {
+            let follow = follows.iter().find(|f| f.user_id == user.id).cloned();
+            (user, follow)
+        })
+        .collect())
 }
 
 /// Writes the follow whole (insert or replace).

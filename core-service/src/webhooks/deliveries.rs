@@ -54,12 +54,7 @@ pub async fn deliveries(
         event_type: crate::domain::one_of(
             "event_type",
             query.event_type.as_deref(),
-            &[
-                "message.sent",
-                "message.failed",
-                "grant.revoked",
-                "webhook.test",
-            ],
+            &[crate::events::SUBSCRIBABLE, &["webhook.test"]].concat(),
         )?,
     };
     let after = match crate::domain::cursor_id(query.starting_after.as_deref(), "a delivery")? {

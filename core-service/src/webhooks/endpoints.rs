@@ -88,7 +88,7 @@ pub fn parse_events(input: &[String]) -> AppResult<Vec<String>> {
     let mut events: Vec<String> = Vec::with_capacity(input.len());
     for event in input {
         if !SUBSCRIBABLE.contains(&event.as_str()) {
-            return Err(err("must be message.sent, message.failed or grant.revoked"));
+            return Err(err(&format!("must be one of {}", SUBSCRIBABLE.join(", "))));
         }
         if events.contains(event) {
             return Err(err("must be unique"));

@@ -74,6 +74,13 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
             console.to_vec()
         }
         ("get", "/business/messages") => [&console[..], &[E::InvalidLimit]].concat(),
+        ("get", "/business/followers") => [&console[..], &[E::InvalidLimit]].concat(),
+        ("post", "/business/followers/lookup") => {
+            [&console[..], &[E::InvalidPhoneNumber, E::RateLimited]].concat()
+        }
+        ("get", "/business/followers/{user_id}/history") => {
+            [&console[..], &[E::FollowNotFound]].concat()
+        }
         ("post", "/business/messages") => [
             &console[..],
             SEND_SHAPE,

@@ -36,6 +36,7 @@ use examples::synth;
         (name = "apps", description = "Developer apps (owner only)"),
         (name = "messages", description = "Sends, history and usage"),
         (name = "follow", description = "Following a business and marketing consent"),
+        (name = "audience", description = "A business's followers and their consent history"),
         (name = "webhooks", description = "Webhook endpoints and the deliveries log"),
         (name = "grants", description = "A user's sign-in grants to developer apps"),
         (name = "ops", description = "Probes"),
@@ -136,7 +137,9 @@ fn webhooks(doc: &mut Value) -> Value {
     add_schema::<schema::MessageFailedData>(doc);
     add_schema::<schema::GrantRevokedData>(doc);
     add_schema::<schema::WebhookTestData>(doc);
-    let events: [(&str, String, &str); 4] = [
+    add_schema::<schema::FollowEventData>(doc);
+    let follow = add_schema::<schema::WebhookPayload<schema::FollowEventData>>(doc);
+    let events: [(&str, String, &str); 7] = [
         (
             "message.sent",
             add_schema::<schema::WebhookPayload<schema::MessageSentData>>(doc),
@@ -151,6 +154,21 @@ fn webhooks(doc: &mut Value) -> Value {
             "grant.revoked",
             add_schema::<schema::WebhookPayload<schema::GrantRevokedData>>(doc),
             "A user revoked a developer app's sign-in grant.",
+        ),
+        (
+            "follow.created",
+            follow.clone(),
+            "A follow became active: a first follow, or a follow again after an unfollow.",
+        ),
+        (
+            "follow.updated",
+            follow.clone(),
+            "An active follow's marketing consent changed.",
+        ),
+        (
+            "follow.deleted",
+            follow,
+            "A follow became `unfollowed` (by its user, or by support on the user's request).",
         ),
         (
             "webhook.test",

@@ -2,6 +2,7 @@
 //! reply in the envelope.
 
 pub mod apps;
+pub mod audience;
 pub mod auth;
 pub mod business;
 pub mod consent;
@@ -37,6 +38,9 @@ pub fn router() -> OpenApiRouter<AppState> {
             consent::patch_follow,
             consent::delete_follow
         ))
+        .routes(routes!(audience::list_followers))
+        .routes(routes!(audience::lookup_followers))
+        .routes(routes!(audience::follower_history))
         .routes(routes!(team::list_team, team::add_member))
         .routes(routes!(team::remove_member))
         .routes(routes!(apps::list_apps, apps::create_app))
