@@ -21,6 +21,18 @@ pub async fn follow(
         .await?)
 }
 
+/// The whole row of a follow.
+fn row(follow: &follows::Model) -> follows::ActiveModel {
+    follows::ActiveModel {
+        business_id: Set(follow.business_id),
+        user_id: Set(follow.user_id),
+        status: Set(follow.status.clone()),
+        marketing_opt_in: Set(follow.marketing_opt_in),
+        followed_at: Set(follow.followed_at),
+        updated_at: Set(follow.updated_at),
+    }
+}
+
 /// The follow, locked until the transaction ends (PostgreSQL; SQLite has one writer), so two
 /// concurrent changes of one follow are one after the other.
 pub async fn follow_for_update(
@@ -38,15 +50,7 @@ pub async fn follow_for_update(
 /// Inserts a first follow unless one exists; returns whether it inserted (a concurrent first
 /// follow of the same pair inserts once).
 pub async fn insert_new(db: &impl ConnectionTrait, follow: &follows::Model) -> AppResult<bool> {
-    let row = follows::ActiveModel {
-        business_id: Set(follow.business_id),
-        user_id: Set(follow.user_id),
-        status: Set(follow.status.clone()),
-        marketing_opt_in: Set(follow.marketing_opt_in),
-        followed_at: Set(follow.followed_at),
-        updated_at: Set(follow.updated_at),
-    };
-    let inserted = follows::Entity::insert(row)
+    let inserted = follows::Entity::insert(row(follow))
         .on_conflict(
             OnConflict::columns([follows::Column::BusinessId, follows::Column::UserId])
                 .do_nothing()
@@ -171,15 +175,7 @@ pub async fn by_phones(
 
 /// Writes the follow whole (insert or replace).
 pub async fn save(db: &impl ConnectionTrait, follow: follows::Model) -> AppResult<follows::Model> {
-    let row = follows::ActiveModel {
-        business_id: Set(follow.business_id),
-        user_id: Set(follow.user_id),
-        status: Set(follow.status.clone()),
-        marketing_opt_in: Set(follow.marketing_opt_in),
-        followed_at: Set(follow.followed_at),
-        updated_at: Set(follow.updated_at),
-    };
-    follows::Entity::insert(row)
+    follows::Entity::insert(row(&follow))
         .on_conflict(
             OnConflict::columns([follows::Column::BusinessId, follows::Column::UserId])
                 .update_columns([
