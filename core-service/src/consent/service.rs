@@ -104,6 +104,7 @@ async fn apply(
     }
     Err(AppError::internal("a follow changed twice under one call"))
 }
+
 async fn caller_and_business(
     core: &Core,
     authorization: Option<&str>,
