@@ -211,11 +211,19 @@ e2e!(
 );
 
 async fn run_demo(app: &crate::harness::TestApp, yes: bool) -> anyhow::Result<serde_json::Value> {
+    run_demo_with(app, yes, 3).await
+}
+
+async fn run_demo_with(
+    app: &crate::harness::TestApp,
+    yes: bool,
+    followers: u32,
+) -> anyhow::Result<serde_json::Value> {
     core_service::admin::cli::run(core_service::admin::cli::AdminArgs {
         core_url: app.grpc_url.clone(),
         core_tls_ca: app.core_tls_ca.clone(),
         internal_token: app.config.internal_token.clone(),
-        command: core_service::admin::cli::AdminCommand::Demo { yes },
+        command: core_service::admin::cli::AdminCommand::Demo { yes, followers },
     })
     .await
 }
@@ -240,6 +248,7 @@ e2e!(
         assert_eq!(me.data()["user_id"], business);
         let followers = demo["followers"].as_array().unwrap();
         assert_eq!(followers.len(), 3);
+        assert_eq!(demo["follower_count"], 3);
         assert_eq!(
             followers
                 .iter()
@@ -272,6 +281,80 @@ e2e!(
         // Each run makes a new, separate demo.
         let again = run_demo(&app, true).await.unwrap();
         assert_ne!(again["business_account_id"], demo["business_account_id"]);
+    }
+);
+
+e2e!(
+    admin_demo_makes_as_many_followers_as_asked_in_batches_each_an_ordinary_follow,
+    |app| async move {
+        // 2,501 followers: three batches, the last one short; 1,250 opted in.
+        let demo = run_demo_with(&app, true, 2_501).await.unwrap();
+        assert_eq!(demo["follower_count"], 2_501);
+        let first = demo["followers"].as_array().unwrap();
+        assert_eq!(first.len(), 3, "the first three are printed");
+        assert!(first.iter().all(|f| f["marketing_opt_in"] == true));
+        let token = demo["owner_access_token"].as_str().unwrap();
+        let count = |query: &'static str| {
+            let app = &app;
+            async move {
+                let mut n = 0;
+                let mut after: Option<String> = None;
+                loop {
+                    let mut path = format!("/business/followers?limit=200&{query}");
+                    if let Some(cursor) = &after {
+                        path.push_str(&format!("&starting_after={cursor}"));
+                    }
+                    let page = app.get(&path, Some(token)).await;
+                    page.assert_ok(200);
+                    let rows = page.data()["followers"].as_array().unwrap().clone();
+                    n += rows.len();
+                    if page.data()["has_more"] == false {
+                        return n;
+                    }
+                    after = rows
+                        .last()
+                        .map(|f| f["user_id"].as_str().unwrap().to_string());
+                }
+            }
+        };
+        assert_eq!(count("status=active").await, 2_501);
+        assert_eq!(count("marketing_opt_in=true").await, 1_250);
+        // Each is an ordinary follow: its ledger entry, and its follow.created event.
+        let user = first[0]["user_id"].as_str().unwrap();
+        let history = app
+            .get(&format!("/business/followers/{user}/history"), Some(token))
+            .await;
+        history.assert_ok(200);
+        assert_eq!(
+            history.data()["changes"],
+            serde_json::json!([{
+                "at": history.data()["changes"][0]["at"],
+                "status": "active", "marketing_opt_in": true, "source": "user"
+            }])
+        );
+        use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+        let business: uuid::Uuid = demo["business_account_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let created = core_service::entities::events::Entity::find()
+            .filter(core_service::entities::events::Column::BusinessId.eq(business))
+            .filter(core_service::entities::events::Column::EventType.eq("follow.created"))
+            .count(&app.core.db)
+            .await
+            .unwrap();
+        assert_eq!(created, 2_501);
+        // A second demo reuses the block's users: they follow both businesses.
+        let again = run_demo_with(&app, true, 2).await.unwrap();
+        assert_eq!(
+            again["followers"][0]["phone_number"],
+            first[0]["phone_number"]
+        );
+        assert_eq!(again["follower_count"], 2);
+        // Out of range.
+        let refused = run_demo_with(&app, true, 0).await.unwrap_err().to_string();
+        assert!(refused.contains("followers"), "{refused}");
     }
 );
 

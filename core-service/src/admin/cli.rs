@@ -53,13 +53,18 @@ pub enum AdminCommand {
         #[arg(long)]
         client: String,
     },
-    /// Creates a live business with its owner, three followers (one opted in to marketing) and
-    /// an app with every scope; prints their ids and phones, a fresh owner access token and the
-    /// app token. Refused on PostgreSQL unless --yes.
+    /// Creates a live business with its owner, followers (the first half, at least one, opted
+    /// in to marketing) and an app with every scope; prints their ids, the first three
+    /// followers, follower_count, a fresh owner access token and the app token. Refused on
+    /// PostgreSQL unless --yes.
     Demo {
         /// Create demo data even in a PostgreSQL database.
         #[arg(long)]
         yes: bool,
+        /// How many followers (1 to 1,000,000), written a thousand per transaction.
+        #[arg(long, default_value_t = 3,
+              value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        followers: u32,
     },
     /// Sets a business's mode (sandbox or live) and/or status (active or suspended).
     SetBusiness {
@@ -210,11 +215,14 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
         anyhow::anyhow!("{}: {}", err.code, err.detail)
     };
     Ok(match args.command {
-        AdminCommand::Demo { yes } => {
+        AdminCommand::Demo { yes, followers } => {
             let demo = client_rpc
                 .create_demo(with_token(
                     token.as_deref(),
-                    pb::CreateDemoRequest { confirm: yes },
+                    pb::CreateDemoRequest {
+                        confirm: yes,
+                        followers: Some(followers),
+                    },
                 ))
                 .await
                 .map_err(describe)?
@@ -231,6 +239,7 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
                     "phone_number": f.phone_number,
                     "marketing_opt_in": f.marketing_opt_in,
                 })).collect::<Vec<_>>(),
+                "follower_count": demo.follower_count,
             })
         }
         AdminCommand::CreateUser { phone } => {

@@ -75,7 +75,10 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         &self,
         request: Request<pb::CreateDemoRequest>,
     ) -> Result<Response<pb::Demo>, Status> {
-        let demo = super::service::create_demo(&self.core, request.get_ref().confirm).await?;
+        let body = request.get_ref();
+        let demo =
+            super::service::create_demo(&self.core, body.confirm, body.followers.unwrap_or(3))
+                .await?;
         Ok(Response::new(pb::Demo {
             business_account_id: demo.business.business.id.to_string(),
             business_name: demo.business.business.business_name,
@@ -86,12 +89,13 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
             followers: demo
                 .followers
                 .into_iter()
-                .map(|(user, opt_in)| pb::DemoPerson {
-                    user_id: user.id.to_string(),
-                    phone_number: user.phone_number,
+                .map(|(id, phone_number, opt_in)| pb::DemoPerson {
+                    user_id: id.to_string(),
+                    phone_number,
                     marketing_opt_in: opt_in,
                 })
                 .collect(),
+            follower_count: demo.follower_count,
         }))
     }
 

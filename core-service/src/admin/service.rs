@@ -91,8 +91,20 @@ pub struct Demo {
     pub owner_access_token: String,
     pub app_id: Uuid,
     pub app_token: String,
-    /// (user, marketing opt-in)
-    pub followers: Vec<(users::Model, bool)>,
+    /// The first three followers: (user id, phone number, marketing opt-in).
+    pub followers: Vec<(Uuid, String, bool)>,
+    pub follower_count: u64,
+}
+
+/// The most followers a demo makes.
+pub const MAX_DEMO_FOLLOWERS: u32 = 1_000_000;
+/// Follows written per transaction by the demo.
+const DEMO_BATCH: usize = 1_000;
+
+/// The `i`-th number of the demo's block: +1 415 2xx xxxx, room for a million numbers, apart
+/// from the owners' +1 415 555 xxxx.
+fn demo_number(i: u32) -> String {
+    format!("+1415{:07}", 2_000_000 + i)
 }
 
 /// A user with a fresh, unused demo number (+1 415 555 01xx/02xx...).
@@ -108,13 +120,21 @@ async fn demo_user(core: &Core) -> AppResult<users::Model> {
     Err(AppError::internal("no free demo phone number"))
 }
 
-/// A live business with its owner, three followers (the first opted in to marketing) and an
-/// app with every scope, made through the same rules as the public API, so a developer can
-/// send within a minute. Refused on PostgreSQL (a production database, most likely) unless
-/// `confirm`.
+/// A live business with its owner, `followers` followers (the first half, at least one, opted
+/// in to marketing; numbers from the block of [`demo_number`], their users made where none
+/// exists) and an app with every scope, so a developer can send within a minute. The business
+/// and the app go through the same rules as the public API; the follows are ordinary follows
+/// written a thousand per transaction, each with its ledger entry and `follow.created`.
+/// Refused on PostgreSQL (a production database, most likely) unless `confirm`.
 ///
-/// Errors: `invalid_request` (PostgreSQL without confirmation).
-pub async fn create_demo(core: &Core, confirm: bool) -> AppResult<Demo> {
+/// Errors: `invalid_request` (PostgreSQL without confirmation, `followers` not 1 to 1,000,000).
+pub async fn create_demo(core: &Core, confirm: bool, followers: u32) -> AppResult<Demo> {
+    if !(1..=MAX_DEMO_FOLLOWERS).contains(&followers) {
+        return Err(AppError::new(
+            ErrorCode::InvalidRequest,
+            format!("followers: 1 to {MAX_DEMO_FOLLOWERS}"),
+        ));
+    }
     if core.db.get_database_backend() == sea_orm::DbBackend::Postgres && !confirm {
         return Err(AppError::new(
             ErrorCode::InvalidRequest,
@@ -150,21 +170,53 @@ pub async fn create_demo(core: &Core, confirm: bool) -> AppResult<Demo> {
         .collect();
     let (app, app_token) =
         crate::apps::service::create(core, Some(&owner_auth), "Demo server", &scopes).await?;
-    let mut followers = Vec::new();
-    for n in 0..3 {
-        let user = demo_user(core).await?;
-        let auth = format!("Bearer {}", bearer_of(&user)?);
-        let opt_in = n == 0;
-        crate::consent::service::put(core, Some(&auth), &owner.id.to_string(), Some(opt_in))
-            .await?;
-        followers.push((user, opt_in));
+    // The audience, a batch at a time: users (made where their number has none yet) and their
+    // follows, the first half (at least one) opted in to marketing.
+    let business_id = owner.id;
+    let opted_in = (followers / 2).max(1);
+    let mut first = Vec::new();
+    let mut made: u32 = 0;
+    let mut next: u32 = 0;
+    while made < followers {
+        let mut phones = Vec::with_capacity(DEMO_BATCH);
+        while phones.len() < DEMO_BATCH && made + (phones.len() as u32) < followers {
+            if next >= MAX_DEMO_FOLLOWERS * 2 {
+                return Err(AppError::internal("the demo's number block is used up"));
+            }
+            let phone = demo_number(next);
+            next += 1;
+            if PhoneNumber::parse(&phone).is_ok() {
+                phones.push(phone);
+            }
+        }
+        let ids = identity_store::ensure_users(
+            &core.db,
+            &phones,
+            UserStatus::Active.as_str(),
+            core.clock.now(),
+        )
+        .await?;
+        let mut people = Vec::with_capacity(phones.len());
+        for phone in phones {
+            let id = *ids
+                .get(&phone)
+                .ok_or_else(|| AppError::internal("a demo user was not made"))?;
+            let opt_in = made < opted_in;
+            if first.len() < 3 {
+                first.push((id, phone, opt_in));
+            }
+            people.push((id, opt_in));
+            made += 1;
+        }
+        crate::consent::service::follow_many(core, business_id, &people).await?;
     }
     Ok(Demo {
         business,
         owner_access_token: owner_token,
         app_id: app.app.id,
         app_token,
-        followers,
+        followers: first,
+        follower_count: u64::from(made),
     })
 }
 

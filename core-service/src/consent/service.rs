@@ -77,21 +77,13 @@ async fn apply(
         }
         let queued = match event_of(before.as_ref(), &after) {
             Some(event_type) => {
-                store::log_change(
-                    &txn,
-                    store::Change {
-                        follow: &after,
-                        at: now,
-                        source,
-                    },
-                )
-                .await?;
-                let data = serde_json::json!({
-                    "user_id": after.user_id,
-                    "status": after.status,
-                    "marketing_opt_in": after.marketing_opt_in,
-                    "changed_at": crate::clock::rfc3339(now),
-                });
+                let change = store::Change {
+                    follow: &after,
+                    at: now,
+                    source,
+                };
+                store::log_changes(&txn, &[change]).await?;
+                let data = follow_data(&after, now);
                 crate::events::record(&txn, business_id, event_type, data, now).await?
             }
             None => 0,
@@ -103,6 +95,59 @@ async fn apply(
         return Ok(Some(after));
     }
     Err(AppError::internal("a follow changed twice under one call"))
+}
+
+/// New follows of one live business, written in one transaction (the demo's audience, a batch
+/// at a time): each an ordinary follow with its ledger entry (source `user`) and its
+/// `follow.created` event. The users must not follow the business yet.
+pub async fn follow_many(core: &Core, business_id: Uuid, people: &[(Uuid, bool)]) -> AppResult<()> {
+    let now = core.clock.now();
+    let follows: Vec<follows::Model> = people
+        .iter()
+        .map(|(user_id, marketing_opt_in)| follows::Model {
+            business_id,
+            user_id: *user_id,
+            status: ACTIVE.to_string(),
+            marketing_opt_in: *marketing_opt_in,
+            followed_at: Some(now),
+            updated_at: Some(now),
+        })
+        .collect();
+    let changes: Vec<store::Change> = follows
+        .iter()
+        .map(|follow| store::Change {
+            follow,
+            at: now,
+            source: SOURCE_USER,
+        })
+        .collect();
+    let events = follows
+        .iter()
+        .map(|follow| crate::events::NewEvent {
+            business_id,
+            event_type: FOLLOW_CREATED,
+            data: follow_data(follow, now),
+        })
+        .collect();
+    let txn = core.db.begin().await?;
+    store::insert_many(&txn, &follows).await?;
+    store::log_changes(&txn, &changes).await?;
+    let queued = crate::events::record_many(&txn, events, now).await?;
+    txn.commit().await?;
+    if queued > 0 {
+        core.webhook_wakeup.wake().await;
+    }
+    Ok(())
+}
+
+/// The data of a follow event.
+fn follow_data(follow: &follows::Model, now: DateTime<Utc>) -> serde_json::Value {
+    serde_json::json!({
+        "user_id": follow.user_id,
+        "status": follow.status,
+        "marketing_opt_in": follow.marketing_opt_in,
+        "changed_at": crate::clock::rfc3339(now),
+    })
 }
 
 async fn caller_and_business(

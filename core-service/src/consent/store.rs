@@ -65,6 +65,17 @@ pub async fn insert_new(db: &impl ConnectionTrait, follow: &follows::Model) -> A
     }
 }
 
+/// Inserts follows that do not exist yet (the caller knows they do not), with one statement.
+pub async fn insert_many(db: &impl ConnectionTrait, follows: &[follows::Model]) -> AppResult<()> {
+    if follows.is_empty() {
+        return Ok(());
+    }
+    follows::Entity::insert_many(follows.iter().map(row))
+        .exec_without_returning(db)
+        .await?;
+    Ok(())
+}
+
 /// A change of a follow for the consent ledger.
 pub struct Change<'a> {
     pub follow: &'a follows::Model,
@@ -72,9 +83,12 @@ pub struct Change<'a> {
     pub source: &'static str,
 }
 
-/// Appends a change to the consent ledger.
-pub async fn log_change(db: &impl ConnectionTrait, change: Change<'_>) -> AppResult<()> {
-    let row = follow_changes::ActiveModel {
+/// Appends many changes to the consent ledger, with one statement.
+pub async fn log_changes(db: &impl ConnectionTrait, changes: &[Change<'_>]) -> AppResult<()> {
+    if changes.is_empty() {
+        return Ok(());
+    }
+    let rows = changes.iter().map(|change| follow_changes::ActiveModel {
         business_id: Set(change.follow.business_id),
         user_id: Set(change.follow.user_id),
         at: Set(change.at),
@@ -82,8 +96,8 @@ pub async fn log_change(db: &impl ConnectionTrait, change: Change<'_>) -> AppRes
         marketing_opt_in: Set(change.follow.marketing_opt_in),
         source: Set(change.source.to_string()),
         ..Default::default()
-    };
-    follow_changes::Entity::insert(row)
+    });
+    follow_changes::Entity::insert_many(rows)
         .exec_without_returning(db)
         .await?;
     Ok(())

@@ -41,6 +41,45 @@ pub async fn insert_user(
     .await
 }
 
+/// Creates, active, the users with these numbers that do not exist yet (one statement), and
+/// returns the id of every one of them by number.
+pub async fn ensure_users(
+    db: &impl ConnectionTrait,
+    phones: &[String],
+    status: &str,
+    now: DateTime<Utc>,
+) -> AppResult<std::collections::HashMap<String, Uuid>> {
+    if phones.is_empty() {
+        return Ok(Default::default());
+    }
+    let rows = phones.iter().map(|phone| users::ActiveModel {
+        id: Set(Uuid::now_v7()),
+        phone_number: Set(phone.clone()),
+        status: Set(status.to_string()),
+        created_at: Set(now),
+        updated_at: Set(now),
+    });
+    let inserted = users::Entity::insert_many(rows)
+        .on_conflict(
+            sea_orm::sea_query::OnConflict::column(users::Column::PhoneNumber)
+                .do_nothing()
+                .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await;
+    match inserted {
+        Ok(_) | Err(sea_orm::DbErr::RecordNotInserted) => {}
+        Err(err) => return Err(err.into()),
+    }
+    Ok(users::Entity::find()
+        .filter(users::Column::PhoneNumber.is_in(phones.iter().cloned()))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|u| (u.phone_number, u.id))
+        .collect())
+}
+
 pub async fn set_user_status(
     db: &impl ConnectionTrait,
     user: users::Model,
