@@ -95,33 +95,11 @@ impl Limiter {
         limits: &[(String, Rate)],
         code: proto::ErrorCode,
     ) -> AppResult<Vec<Taken>> {
-        let mut retried = false;
-        loop {
-            // The clock is read once the transaction holds a connection (a wait for the pool
-            // must not make "now" stale), and read again before a refusal stands: a request
-            // is never refused against arrivals recorded after its clock was read.
-            let txn = self.db.begin().await?;
-            let now = self.clock.now().timestamp_micros();
-            let mut refused: Option<Duration> = None;
-            for (key, rate) in limits {
-                if let Attempt::Refused(w) = take(&txn, key, *rate, now).await? {
-                    refused = Some(refused.map_or(w, |cur| cur.max(w)));
-                }
-            }
-            if let Some(wait) = refused {
-                txn.rollback().await?;
-                if !retried && self.went_stale(now) {
-                    retried = true;
-                    continue;
-                }
-                if let Some((key, _)) = limits.first() {
-                    count_refusal(kind(key));
-                }
-                return Err(AppError::retry_after(code, wait, "request limit reached"));
-            }
-            txn.commit().await?;
-            break;
-        }
+        let units: Vec<(&str, Rate, u32)> = limits
+            .iter()
+            .map(|(key, rate)| (key.as_str(), *rate, 1))
+            .collect();
+        self.take_all(&units, code).await?;
         Ok(limits
             .iter()
             .map(|(key, rate)| Taken {
@@ -141,25 +119,42 @@ impl Limiter {
         units: u32,
         code: proto::ErrorCode,
     ) -> AppResult<()> {
+        self.take_all(&[(key, rate, units)], code).await
+    }
+
+    /// Takes every `(key, rate, units)` in one transaction, or nothing: refused with `code` and
+    /// the longest wait among the keys that do not fit.
+    async fn take_all(
+        &self,
+        limits: &[(&str, Rate, u32)],
+        code: proto::ErrorCode,
+    ) -> AppResult<()> {
         let mut retried = false;
         loop {
+            // The clock is read once the transaction holds a connection (a wait for the pool
+            // must not make "now" stale), and read again before a refusal stands: a request
+            // is never refused against arrivals recorded after its clock was read.
             let txn = self.db.begin().await?;
             let now = self.clock.now().timestamp_micros();
-            match take_units(&txn, key, rate, units, now).await? {
-                Ok(_) => {
-                    txn.commit().await?;
-                    return Ok(());
-                }
-                Err(wait) => {
-                    txn.rollback().await?;
-                    if !retried && self.went_stale(now) {
-                        retried = true;
-                        continue;
-                    }
-                    count_refusal(kind(key));
-                    return Err(AppError::retry_after(code, wait, "request limit reached"));
+            let mut refused: Option<Duration> = None;
+            for (key, rate, units) in limits {
+                if let Err(w) = take_units(&txn, key, *rate, *units, now).await? {
+                    refused = Some(refused.map_or(w, |cur| cur.max(w)));
                 }
             }
+            let Some(wait) = refused else {
+                txn.commit().await?;
+                return Ok(());
+            };
+            txn.rollback().await?;
+            if !retried && self.went_stale(now) {
+                retried = true;
+                continue;
+            }
+            if let Some((key, _, _)) = limits.first() {
+                count_refusal(kind(key));
+            }
+            return Err(AppError::retry_after(code, wait, "request limit reached"));
         }
     }
 

@@ -258,24 +258,7 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
     ) -> Result<Response<pb::Follow>, Status> {
         use crate::consent::service::{Withdrawal, withdraw};
         let body = request.get_ref();
-        let withdrawal = match (body.unfollow, body.marketing_opt_in) {
-            (true, None) => Withdrawal::Unfollow,
-            (false, Some(false)) => Withdrawal::MarketingConsent,
-            (false, Some(true)) => {
-                return Err(crate::error::AppError::new(
-                    proto::ErrorCode::InvalidRequest,
-                    "marketing_opt_in: support may only withdraw consent (false), never grant it",
-                )
-                .into());
-            }
-            _ => {
-                return Err(crate::error::AppError::new(
-                    proto::ErrorCode::InvalidRequest,
-                    "give unfollow or marketing_opt_in false (one of them)",
-                )
-                .into());
-            }
-        };
+        let withdrawal = Withdrawal::asked(body.unfollow, body.marketing_opt_in)?;
         let follow = withdraw(
             &self.core,
             &body.business_id,

@@ -44,8 +44,12 @@ async fn owner(core: &Core, authorization: Option<&str>) -> AppResult<Console> {
     Ok(console)
 }
 
+fn not_found() -> AppError {
+    AppError::new(ErrorCode::AppNotFound, "no such app")
+}
+
 fn app_id(id: &str) -> AppResult<Uuid> {
-    Uuid::parse_str(id.trim()).map_err(|_| AppError::new(ErrorCode::AppNotFound, "no such app"))
+    Uuid::parse_str(id.trim()).map_err(|_| not_found())
 }
 
 /// The business's apps, oldest first (never with tokens).
@@ -107,7 +111,7 @@ pub async fn rotate(
     let console = owner(core, authorization).await?;
     let app = store::find(&core.db, console.business.id, app_id(id)?)
         .await?
-        .ok_or_else(|| AppError::new(ErrorCode::AppNotFound, "no such app"))?;
+        .ok_or_else(not_found)?;
     let token = new_token();
     let mut active: developer_apps::ActiveModel = app.into();
     active.token_hash = Set(hash_token(&token));
@@ -115,7 +119,7 @@ pub async fn rotate(
     // Deleted meanwhile: the rotation has nothing left to rotate.
     let app = store::update(&core.db, active)
         .await?
-        .ok_or_else(|| AppError::new(ErrorCode::AppNotFound, "no such app"))?;
+        .ok_or_else(not_found)?;
     Ok((view(app)?, token))
 }
 
@@ -125,7 +129,7 @@ pub async fn rotate(
 pub async fn delete(core: &Core, authorization: Option<&str>, id: &str) -> AppResult<()> {
     let console = owner(core, authorization).await?;
     if store::delete(&core.db, console.business.id, app_id(id)?).await? == 0 {
-        return Err(AppError::new(ErrorCode::AppNotFound, "no such app"));
+        return Err(not_found());
     }
     Ok(())
 }
@@ -137,9 +141,9 @@ pub async fn delete(core: &Core, authorization: Option<&str>, id: &str) -> AppRe
 pub async fn revoke(core: &Core, id: &str) -> AppResult<AppView> {
     let app = store::by_id(&core.db, app_id(id)?)
         .await?
-        .ok_or_else(|| AppError::new(ErrorCode::AppNotFound, "no such app"))?;
+        .ok_or_else(not_found)?;
     if store::delete(&core.db, app.business_id, app.id).await? == 0 {
-        return Err(AppError::new(ErrorCode::AppNotFound, "no such app"));
+        return Err(not_found());
     }
     view(app)
 }

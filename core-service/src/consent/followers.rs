@@ -50,19 +50,12 @@ pub async fn list(
 ) -> AppResult<(Vec<follows::Model>, bool)> {
     let console = reader(core, authorization).await?;
     let limit = crate::domain::page_limit(query.limit)?;
-    let status = crate::domain::one_of(
-        "status",
-        query.status.as_deref(),
-        &[ACTIVE, super::service::UNFOLLOWED],
-    )?;
     let filter = FollowerFilter {
-        status: status.map(|s| {
-            if s == ACTIVE {
-                ACTIVE
-            } else {
-                super::service::UNFOLLOWED
-            }
-        }),
+        status: crate::domain::one_of(
+            "status",
+            query.status.as_deref(),
+            &[ACTIVE, super::service::UNFOLLOWED],
+        )?,
         marketing_opt_in: crate::domain::one_of(
             "marketing_opt_in",
             query.marketing_opt_in.as_deref(),

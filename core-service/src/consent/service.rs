@@ -289,6 +289,27 @@ pub enum Withdrawal {
     MarketingConsent,
 }
 
+impl Withdrawal {
+    /// The withdrawal an operator asked for: unfollow, or marketing consent set to false.
+    ///
+    /// Errors: `invalid_request` (neither or both, or consent set to true: support never grants
+    /// it).
+    pub fn asked(unfollow: bool, marketing_opt_in: Option<bool>) -> AppResult<Withdrawal> {
+        match (unfollow, marketing_opt_in) {
+            (true, None) => Ok(Withdrawal::Unfollow),
+            (false, Some(false)) => Ok(Withdrawal::MarketingConsent),
+            (false, Some(true)) => Err(AppError::new(
+                ErrorCode::InvalidRequest,
+                "marketing_opt_in: support may only withdraw consent (false), never grant it",
+            )),
+            _ => Err(AppError::new(
+                ErrorCode::InvalidRequest,
+                "give unfollow or marketing_opt_in false (one of them)",
+            )),
+        }
+    }
+}
+
 /// Changes an existing follow on its user's request (an operator): unfollows it or withdraws
 /// its marketing consent, recorded with source `operator` and the same events as the user's
 /// own call. Never creates a follow nor grants consent; a withdrawal that changes nothing

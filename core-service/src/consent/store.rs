@@ -120,7 +120,7 @@ pub async fn changes(
 /// Filters of the followers list.
 #[derive(Debug, Clone, Default)]
 pub struct FollowerFilter {
-    pub status: Option<&'static str>,
+    pub status: Option<String>,
     pub marketing_opt_in: Option<bool>,
 }
 
@@ -134,7 +134,7 @@ pub async fn followers_page(
     limit: u64,
 ) -> AppResult<Vec<follows::Model>> {
     let mut query = follows::Entity::find().filter(follows::Column::BusinessId.eq(business_id));
-    if let Some(status) = filter.status {
+    if let Some(status) = &filter.status {
         query = query.filter(follows::Column::Status.eq(status));
     }
     if let Some(opt_in) = filter.marketing_opt_in {
