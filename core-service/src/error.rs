@@ -47,6 +47,12 @@ impl AppError {
 
 impl From<DbErr> for AppError {
     fn from(err: DbErr) -> Self {
+        if matches!(err, DbErr::ConnectionAcquire(_) | DbErr::Conn(_)) {
+            // No connection, so no statement was sent and the pool's statement callback never
+            // saw it: count it here, so that an outage shows in `db_statement_failures_total`
+            // even when it starts between statements.
+            crate::db::FAILED_STATEMENTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         if is_unavailable(&err) {
             tracing::error!(error = %err, "database unavailable");
             AppError::new(ErrorCode::ServiceUnavailable, "database unavailable")
@@ -113,6 +119,15 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+
+    #[test]
+    fn a_call_that_got_no_connection_counts_as_a_failed_statement() {
+        use std::sync::atomic::Ordering::Relaxed;
+        let before = crate::db::FAILED_STATEMENTS.load(Relaxed);
+        let err = AppError::from(DbErr::ConnectionAcquire(sea_orm::ConnAcquireErr::Timeout));
+        assert_eq!(err.code, ErrorCode::ServiceUnavailable);
+        assert!(crate::db::FAILED_STATEMENTS.load(Relaxed) > before);
+    }
 
     fn sqlx(err: sqlx::Error) -> DbErr {
         DbErr::Exec(sea_orm::RuntimeErr::SqlxError(Arc::new(err)))
