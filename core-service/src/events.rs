@@ -7,6 +7,7 @@ use uuid::Uuid;
 
 use crate::entities::{events, webhook_deliveries, webhooks};
 use crate::error::AppResult;
+use crate::usage::Tally;
 
 /// Events a webhook can subscribe to.
 pub const SUBSCRIBABLE: &[&str] = &[
@@ -26,30 +27,32 @@ pub struct NewEvent {
     pub data: serde_json::Value,
 }
 
-/// Records an event for `business_id` and queues its deliveries; returns how many were queued.
-/// Call inside the transaction that records what the event announces.
+/// Records an event for `business_id` and queues its deliveries (counted in `tally`); returns
+/// how many were queued. Call inside the transaction that records what the event announces.
 pub async fn record(
     db: &impl ConnectionTrait,
     business_id: Uuid,
     event_type: &'static str,
     data: serde_json::Value,
     now: DateTime<Utc>,
+    tally: &mut Tally,
 ) -> AppResult<usize> {
     let event = NewEvent {
         business_id,
         event_type,
         data,
     };
-    record_many(db, vec![event], now).await
+    record_many(db, vec![event], now, tally).await
 }
 
 /// Records many events and queues one delivery per active subscribed endpoint of each, with
-/// one statement per table (the endpoints of all their businesses are read at once). Returns
-/// how many deliveries were queued.
+/// one statement per table (the endpoints of all their businesses are read at once), counting
+/// the deliveries in `tally`. Returns how many deliveries were queued.
 pub async fn record_many(
     db: &impl ConnectionTrait,
     new: Vec<NewEvent>,
     now: DateTime<Utc>,
+    tally: &mut Tally,
 ) -> AppResult<usize> {
     if new.is_empty() {
         return Ok(0);
@@ -83,6 +86,7 @@ pub async fn record_many(
             w.business_id == event.business_id && w.events.split(',').any(|e| e == event.event_type)
         }) {
             deliveries.push(delivery(endpoint, event, now));
+            tally.queued(endpoint.business_id, 1);
         }
     }
     for chunk in deliveries.chunks(500) {
@@ -93,15 +97,18 @@ pub async fn record_many(
     Ok(deliveries.len())
 }
 
-/// Records an event meant for one endpoint only (`webhook.test`) and queues its delivery.
+/// Records an event meant for one endpoint only (`webhook.test`) and queues its delivery,
+/// counted in `tally`.
 pub async fn record_for(
     db: &impl ConnectionTrait,
     endpoint: &webhooks::Model,
     event_type: &str,
     data: serde_json::Value,
     now: DateTime<Utc>,
+    tally: &mut Tally,
 ) -> AppResult<()> {
     let event = insert_event(db, endpoint.business_id, event_type, &data, now).await?;
+    tally.queued(endpoint.business_id, 1);
     queue(db, endpoint, &event, now).await
 }
 

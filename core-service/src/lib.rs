@@ -26,6 +26,7 @@ pub mod secrets;
 pub mod sms;
 pub mod state;
 pub mod telemetry;
+pub mod usage;
 pub mod webhooks;
 
 pub use app::{CoreApp, Overrides};

@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::RetentionConfig;
 use crate::state::Core;
+use crate::usage::Tally;
 
 const HOUR_MS: i64 = 3_600_000;
 const DAY_MS: i64 = 24 * HOUR_MS;
@@ -121,6 +122,43 @@ struct Batch {
     order: &'static str,
     /// Tables whose rows belong to the purged ones: `(table, column naming the key)`.
     children: &'static [(&'static str, &'static str)],
+    /// What the usage totals count of a purged row, if they count it.
+    counted: Option<Counted>,
+}
+
+/// The purged rows the usage totals count, decremented in the purge's transaction.
+#[derive(Clone, Copy)]
+enum Counted {
+    Messages,
+    Deliveries,
+}
+
+impl Counted {
+    fn returning(self) -> &'static str {
+        match self {
+            Counted::Messages => " RETURNING business_id, category, status",
+            Counted::Deliveries => " RETURNING business_id, status",
+        }
+    }
+
+    fn tally(self, rows: &[sea_orm::QueryResult]) -> Result<Tally, DbErr> {
+        let mut tally = Tally::new();
+        for row in rows {
+            let business: uuid::Uuid = row.try_get_by_index(0)?;
+            match self {
+                Counted::Messages => {
+                    let category: String = row.try_get_by_index(1)?;
+                    let status: String = row.try_get_by_index(2)?;
+                    tally.purged_message(business, &category, &status);
+                }
+                Counted::Deliveries => {
+                    let status: String = row.try_get_by_index(1)?;
+                    tally.purged_delivery(business, &status);
+                }
+            }
+        }
+        Ok(tally)
+    }
 }
 
 /// How a class's rows age: what `$1` (and `$2`) of its condition compare with.
@@ -141,12 +179,16 @@ fn class_batch(r: &RetentionConfig, class: &str) -> (Batch, Age) {
         condition,
         order,
         children,
+        counted: None,
     };
     let decided = "created_at < $1 AND status IN ('delivered', 'failed')";
     let expired = "expires_at_ms < $1";
     match class {
         "messages" => (
-            batch("messages", "id", decided, "created_at", &[]),
+            Batch {
+                counted: Some(Counted::Messages),
+                ..batch("messages", "id", decided, "created_at", &[])
+            },
             Age::Days(r.retention_messages_days),
         ),
         "inbox" => (
@@ -164,13 +206,16 @@ fn class_batch(r: &RetentionConfig, class: &str) -> (Batch, Age) {
             Age::Days(r.retention_events_days),
         ),
         "deliveries" => (
-            batch(
-                "webhook_deliveries",
-                "id",
-                "created_at < $1 AND status IN ('succeeded', 'failed')",
-                "created_at",
-                &[("webhook_attempts", "delivery_id")],
-            ),
+            Batch {
+                counted: Some(Counted::Deliveries),
+                ..batch(
+                    "webhook_deliveries",
+                    "id",
+                    "created_at < $1 AND status IN ('succeeded', 'failed')",
+                    "created_at",
+                    &[("webhook_attempts", "delivery_id")],
+                )
+            },
             Age::Days(r.retention_deliveries_days),
         ),
         "idempotency_keys" => (
@@ -246,10 +291,11 @@ async fn delete_batch(core: &Core, batch: &Batch, values: Vec<Value>) -> Result<
         condition,
         order,
         children,
+        counted,
     } = batch;
     let pick =
         format!("SELECT {key} FROM {table} WHERE {condition} ORDER BY {order} LIMIT {limit}{lock}");
-    if children.is_empty() {
+    if children.is_empty() && counted.is_none() {
         // One statement: the subquery picks (and on PostgreSQL locks) the batch.
         let sql = format!("DELETE FROM {table} WHERE ({key}) IN ({pick})");
         let done = core
@@ -283,9 +329,12 @@ async fn delete_batch(core: &Core, batch: &Batch, values: Vec<Value>) -> Result<
                 .await?;
         }
         let sql = format!("DELETE FROM {table} WHERE {key} IN ({placeholders})");
-        txn.execute_raw(Statement::from_sql_and_values(backend, sql, keys))
-            .await?
-            .rows_affected()
+        delete_counted(
+            &txn,
+            Statement::from_sql_and_values(backend, sql, keys),
+            *counted,
+        )
+        .await?
     } else {
         // SQLite: the transaction's first statement writes, so it waits for the one writer's
         // lock (a read first would fail instead of waiting when another core wrote since); the
@@ -296,10 +345,36 @@ async fn delete_batch(core: &Core, batch: &Batch, values: Vec<Value>) -> Result<
                 .await?;
         }
         let sql = format!("DELETE FROM {table} WHERE {key} IN ({pick})");
-        txn.execute_raw(Statement::from_sql_and_values(backend, sql, values))
-            .await?
-            .rows_affected()
+        delete_counted(
+            &txn,
+            Statement::from_sql_and_values(backend, sql, values),
+            *counted,
+        )
+        .await?
     };
     txn.commit().await?;
     Ok(deleted)
+}
+
+/// Runs the batch's last DELETE; when the usage totals count its rows, decrements them in the
+/// same transaction (the counters' statement last). Returns the rows deleted.
+async fn delete_counted(
+    txn: &sea_orm::DatabaseTransaction,
+    delete: Statement,
+    counted: Option<Counted>,
+) -> Result<u64, DbErr> {
+    let Some(counted) = counted else {
+        return Ok(txn.execute_raw(delete).await?.rows_affected());
+    };
+    let delete = Statement {
+        sql: format!("{}{}", delete.sql, counted.returning()),
+        ..delete
+    };
+    let rows = txn.query_all_raw(delete).await?;
+    counted
+        .tally(&rows)?
+        .apply(txn)
+        .await
+        .map_err(|err| DbErr::Custom(err.to_string()))?;
+    Ok(rows.len() as u64)
 }

@@ -313,9 +313,11 @@ fn stores_never_import_rules() {
     });
     // `events` records an event with its deliveries: the events table's store. `limits` is the
     // rate-limit table's conditional update (the group commit spends an exact limit in its
-    // own transaction).
+    // own transaction). `usage` is the usage counters' upsert, written in the transaction of
+    // every change it counts.
     let allowed = [
         "crate::limits",
+        "crate::usage",
         "crate::entities",
         "crate::error",
         "crate::db",

@@ -594,10 +594,10 @@ e2e!(
     }
 );
 
-/// Rolls the newest migration (the ledger's) back and applies it again.
+/// Rolls the ledger's migration (and the usage counters' after it) back and applies them again.
 async fn roll_back_and_apply(app: &TestApp) {
     use migrations::MigratorTrait;
-    migrations::Migrator::down(&app.core.db, Some(1))
+    migrations::Migrator::down(&app.core.db, Some(2))
         .await
         .expect("migrate down");
     migrations::Migrator::up(&app.core.db, None)

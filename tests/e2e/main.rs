@@ -31,6 +31,7 @@ mod sends_durability;
 mod settings;
 mod sms_http;
 mod team;
+mod usage;
 mod webhook_delivery;
 mod webhook_endpoints;
 mod webhook_log;

@@ -173,6 +173,15 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
     ),
     (
         "get",
+        "/business/usage/daily",
+        &[
+            "invalid_request",
+            "not_a_business_account",
+            "business_suspended",
+        ],
+    ),
+    (
+        "get",
         "/business/followers",
         &[
             "invalid_limit",

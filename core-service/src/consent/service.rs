@@ -3,9 +3,9 @@
 //! withdraw (unfollow, or withdraw consent) on a user's request.
 //!
 //! Every change of a follow's status or consent is one transaction: the follow, its entry in
-//! the consent ledger (with its source) and its event (`follow.created` when it becomes active,
+//! the consent ledger (with its source), its event (`follow.created` when it becomes active,
 //! `follow.updated` when consent changes on an active follow, `follow.deleted` when it becomes
-//! unfollowed). A call that changes nothing records nothing.
+//! unfollowed) and the usage counters. A call that changes nothing records nothing.
 
 use chrono::{DateTime, Utc};
 use proto::ErrorCode;
@@ -19,6 +19,7 @@ use crate::domain::{BusinessMode, BusinessStatus};
 use crate::entities::{business_accounts, follows, users};
 use crate::error::{AppError, AppResult};
 use crate::state::Core;
+use crate::usage::Tally;
 
 pub const ACTIVE: &str = "active";
 pub const UNFOLLOWED: &str = "unfollowed";
@@ -75,6 +76,7 @@ async fn apply(
                 store::save(&txn, after.clone()).await?;
             }
         }
+        let mut tally = Tally::new();
         let queued = match event_of(before.as_ref(), &after) {
             Some(event_type) => {
                 let change = store::Change {
@@ -83,11 +85,18 @@ async fn apply(
                     source,
                 };
                 store::log_changes(&txn, &[change]).await?;
+                tally.follow(
+                    business_id,
+                    before.as_ref().map(counted),
+                    counted(&after),
+                    now.timestamp_millis(),
+                );
                 let data = follow_data(&after, now);
-                crate::events::record(&txn, business_id, event_type, data, now).await?
+                crate::events::record(&txn, business_id, event_type, data, now, &mut tally).await?
             }
             None => 0,
         };
+        tally.apply(&txn).await?;
         txn.commit().await?;
         if queued > 0 {
             core.webhook_wakeup.wake().await;
@@ -129,15 +138,25 @@ pub async fn follow_many(core: &Core, business_id: Uuid, people: &[(Uuid, bool)]
             data: follow_data(follow, now),
         })
         .collect();
+    let mut tally = Tally::new();
+    for follow in &follows {
+        tally.follow(business_id, None, counted(follow), now.timestamp_millis());
+    }
     let txn = core.db.begin().await?;
     store::insert_many(&txn, &follows).await?;
     store::log_changes(&txn, &changes).await?;
-    let queued = crate::events::record_many(&txn, events, now).await?;
+    let queued = crate::events::record_many(&txn, events, now, &mut tally).await?;
+    tally.apply(&txn).await?;
     txn.commit().await?;
     if queued > 0 {
         core.webhook_wakeup.wake().await;
     }
     Ok(())
+}
+
+/// What a follow counts as in the usage counters: (active, marketing_opt_in).
+fn counted(follow: &follows::Model) -> (bool, bool) {
+    (follow.status == ACTIVE, follow.marketing_opt_in)
 }
 
 /// The data of a follow event.

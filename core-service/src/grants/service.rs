@@ -74,10 +74,20 @@ pub async fn revoke(core: &Core, user_id: Uuid, client_id: &str) -> AppResult<gr
         .pop()
         .ok_or_else(not_found)?;
     let mut queued = 0;
+    let mut tally = crate::usage::Tally::new();
     if let Some(app) = app {
         let data = serde_json::json!({ "client_id": client_id, "chatx_user_id": user_id });
-        queued = crate::events::record(&txn, app.business_id, "grant.revoked", data, now).await?;
+        queued = crate::events::record(
+            &txn,
+            app.business_id,
+            "grant.revoked",
+            data,
+            now,
+            &mut tally,
+        )
+        .await?;
     }
+    tally.apply(&txn).await?;
     txn.commit().await?;
     if queued > 0 {
         core.webhook_wakeup.wake().await;

@@ -6,6 +6,7 @@ use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::service::{self, SendFields};
+use super::usage;
 use crate::caller::authorization;
 use crate::clock::rfc3339;
 use crate::entities::messages;
@@ -125,7 +126,7 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         &self,
         request: Request<pb::GetUsageRequest>,
     ) -> Result<Response<pb::Usage>, Status> {
-        let usage = service::usage(&self.core, authorization(&request)).await?;
+        let usage = usage::totals(&self.core, authorization(&request)).await?;
         Ok(Response::new(pb::Usage {
             messages: Some(pb::MessageUsage {
                 total: usage.total,
@@ -133,6 +134,8 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
                 delivered: usage.delivered,
                 failed: usage.failed,
                 by_category: usage.by_category.into_iter().collect(),
+                scheduled: usage.scheduled,
+                canceled: usage.canceled,
             }),
             webhooks: Some(pb::WebhookUsage {
                 deliveries: usage.webhooks.deliveries,
@@ -140,6 +143,39 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
                 failed: usage.webhooks.failed,
                 pending: usage.webhooks.pending,
             }),
+            followers: Some(pb::FollowerUsage {
+                active: usage.followers.active,
+                marketing_opt_in: usage.followers.marketing_opt_in,
+            }),
+        }))
+    }
+
+    async fn get_daily_usage(
+        &self,
+        request: Request<pb::GetDailyUsageRequest>,
+    ) -> Result<Response<pb::DailyUsage>, Status> {
+        let days =
+            usage::daily(&self.core, authorization(&request), request.get_ref().days).await?;
+        Ok(Response::new(pb::DailyUsage {
+            days: days
+                .into_iter()
+                .map(|day| pb::DayUsage {
+                    messages: Some(pb::DayMessages {
+                        total: day.messages(),
+                        authentication: day.authentication,
+                        utility: day.utility,
+                        marketing: day.marketing,
+                        service: day.service,
+                    }),
+                    date: day.date,
+                    delivered: day.delivered,
+                    failed: day.failed,
+                    webhooks_succeeded: day.webhooks_succeeded,
+                    webhooks_failed: day.webhooks_failed,
+                    follows: day.follows,
+                    unfollows: day.unfollows,
+                })
+                .collect(),
         }))
     }
 }

@@ -9,4 +9,5 @@ pub mod outbox;
 pub mod reader;
 pub mod service;
 pub mod store;
+pub mod usage;
 pub mod writer;

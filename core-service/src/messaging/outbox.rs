@@ -12,6 +12,7 @@ use uuid::Uuid;
 use super::store::statement;
 use crate::entities::{inbox_messages, message_outbox, messages};
 use crate::error::AppResult;
+use crate::usage::Tally;
 
 /// Leases up to `limit` due outbox rows to `owner` until `lease_until_ms`, with one statement
 /// (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so cores never wait on each other's rows). A leased
@@ -78,8 +79,9 @@ pub struct Outcome {
 
 /// Records outcomes once each, in one transaction: a message moves from `accepted` to
 /// `delivered` or `failed` (never back, never twice: a conditional UPDATE per kind of outcome),
-/// the events of those that emit one are stored with their webhook deliveries, and the outbox
-/// rows of every message in `done` go (also those decided before, whose lease lapsed).
+/// the events of those that emit one are stored with their webhook deliveries, the outbox
+/// rows of every message in `done` go (also those decided before, whose lease lapsed), and the
+/// usage counters move.
 /// Returns how many messages this call decided and how many deliveries it queued.
 pub async fn record_outcomes(
     db: &DatabaseConnection,
@@ -115,9 +117,18 @@ pub async fn record_outcomes(
             .await?;
         recorded.extend(updated.into_iter().map(|m| m.id));
     }
+    let mut tally = Tally::new();
     let mut events = Vec::new();
     for (message, outcome) in decided {
-        if !message.emits_event || !recorded.contains(&message.id) {
+        if !recorded.contains(&message.id) {
+            continue;
+        }
+        tally.decided(
+            message.business_id,
+            outcome.delivered,
+            now.timestamp_millis(),
+        );
+        if !message.emits_event {
             continue;
         }
         let status = if outcome.delivered {
@@ -144,13 +155,14 @@ pub async fn record_outcomes(
             data,
         });
     }
-    let queued = crate::events::record_many(&txn, events, now).await?;
+    let queued = crate::events::record_many(&txn, events, now, &mut tally).await?;
     if !done.is_empty() {
         message_outbox::Entity::delete_many()
             .filter(message_outbox::Column::MessageId.is_in(done.iter().copied()))
             .exec(&txn)
             .await?;
     }
+    tally.apply(&txn).await?;
     txn.commit().await?;
     for (message, outcome) in decided {
         if recorded.contains(&message.id) {

@@ -5,7 +5,6 @@
 //! Accepting writes the message, its outbox row and the key's claim in one transaction (shared
 //! with concurrent sends: `writer.rs`) before answering.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use proto::ErrorCode;
@@ -472,39 +471,4 @@ pub async fn message(
     store::find_message(&core.db, console.business.id, id)
         .await?
         .ok_or_else(not_found)
-}
-
-/// Message and webhook totals of the caller's business.
-#[derive(Debug, Clone, Default)]
-pub struct MessageUsage {
-    pub total: i64,
-    pub accepted: i64,
-    pub delivered: i64,
-    pub failed: i64,
-    pub by_category: BTreeMap<String, i64>,
-    pub webhooks: crate::webhooks::deliveries::DeliveryUsage,
-}
-
-/// Message totals of the caller's business.
-///
-/// Errors: `unauthorized`, `account_suspended`, `not_a_business_account`, `business_suspended`.
-pub async fn usage(core: &Core, authorization: Option<&str>) -> AppResult<MessageUsage> {
-    let console = console(core, authorization).await?;
-    console.require_active_business()?;
-    let mut usage = MessageUsage::default();
-    for category in ["authentication", "utility", "marketing", "service"] {
-        usage.by_category.insert(category.to_string(), 0);
-    }
-    for (status, category, n) in store::counts(&core.db, console.business.id).await? {
-        usage.total += n;
-        match status.as_str() {
-            "accepted" => usage.accepted += n,
-            "delivered" => usage.delivered += n,
-            "failed" => usage.failed += n,
-            _ => {}
-        }
-        *usage.by_category.entry(category).or_default() += n;
-    }
-    usage.webhooks = crate::webhooks::deliveries::usage(core, console.business.id).await?;
-    Ok(usage)
 }

@@ -3,7 +3,7 @@
 //! counts). The dispatcher's queries are in `outbox.rs`. No rules here.
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Expr, ExprTrait as _, OnConflict};
+use sea_orm::sea_query::{Expr, OnConflict};
 use std::collections::HashMap;
 
 use sea_orm::{
@@ -196,8 +196,9 @@ fn existing_answer(existing: &idempotency_keys::Model, request_hash: &str) -> Wr
 
 /// Writes a batch of sends inside `txn`: claims their keys with one multi-row insert (a key
 /// already held answers replay or conflict, and writes nothing for that send), takes exact
-/// limits, then inserts the messages and their outbox rows with one statement each. One send's
-/// refusal never fails another. Keys must be unique within the batch.
+/// limits, then inserts the messages and their outbox rows with one statement each, and counts
+/// them in the usage counters (one statement, last). One send's refusal never fails another.
+/// Keys must be unique within the batch.
 pub async fn write_sends(
     txn: &DatabaseTransaction,
     sends: &[NewSend],
@@ -351,6 +352,17 @@ pub async fn write_sends(
         }))
         .exec_without_returning(txn)
         .await?;
+        let mut tally = crate::usage::Tally::new();
+        for send in &accepted {
+            let message = &send.message;
+            tally.accepted(
+                message.business_id,
+                &message.category,
+                &message.status,
+                now_ms,
+            );
+        }
+        tally.apply(txn).await?;
     }
     Ok(written)
 }
@@ -406,23 +418,5 @@ pub async fn find_message(
     Ok(messages::Entity::find_by_id(id)
         .filter(messages::Column::BusinessId.eq(business_id))
         .one(db)
-        .await?)
-}
-
-/// Message counts of a business by (status, category).
-pub async fn counts(
-    db: &impl ConnectionTrait,
-    business_id: Uuid,
-) -> AppResult<Vec<(String, String, i64)>> {
-    Ok(messages::Entity::find()
-        .select_only()
-        .column(messages::Column::Status)
-        .column(messages::Column::Category)
-        .column_as(Expr::col(messages::Column::Id).count(), "n")
-        .filter(messages::Column::BusinessId.eq(business_id))
-        .group_by(messages::Column::Status)
-        .group_by(messages::Column::Category)
-        .into_tuple::<(String, String, i64)>()
-        .all(db)
         .await?)
 }

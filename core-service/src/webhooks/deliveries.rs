@@ -90,28 +90,6 @@ pub async fn delivery(
     Ok((delivery, attempts))
 }
 
-/// Webhook delivery totals of a business.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct DeliveryUsage {
-    pub deliveries: i64,
-    pub succeeded: i64,
-    pub failed: i64,
-    pub pending: i64,
-}
-
-pub async fn usage(core: &Core, business_id: Uuid) -> AppResult<DeliveryUsage> {
-    let mut usage = DeliveryUsage::default();
-    for (status, n) in store::delivery_counts(&core.db, business_id).await? {
-        usage.deliveries += n;
-        match status.as_str() {
-            "succeeded" => usage.succeeded += n,
-            "failed" => usage.failed += n,
-            _ => usage.pending += n,
-        }
-    }
-    Ok(usage)
-}
-
 fn paused() -> AppError {
     AppError::new(
         ErrorCode::WebhookPaused,

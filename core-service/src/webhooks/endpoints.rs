@@ -293,7 +293,17 @@ pub async fn test(core: &Core, authorization: Option<&str>, id: &str) -> AppResu
         .await?;
     let txn = core.db.begin().await?;
     let data = serde_json::json!({ "message": TEST_MESSAGE });
-    crate::events::record_for(&txn, &webhook, "webhook.test", data, core.clock.now()).await?;
+    let mut tally = crate::usage::Tally::new();
+    crate::events::record_for(
+        &txn,
+        &webhook,
+        "webhook.test",
+        data,
+        core.clock.now(),
+        &mut tally,
+    )
+    .await?;
+    tally.apply(&txn).await?;
     txn.commit().await?;
     core.webhook_wakeup.wake().await;
     Ok(())

@@ -21,6 +21,7 @@ use crate::clock::rfc3339;
 use crate::entities::{webhook_attempts, webhook_deliveries, webhooks};
 use crate::error::{AppError, AppResult};
 use crate::state::Core;
+use crate::usage::Tally;
 
 /// Attempts per delivery, the first included.
 pub const MAX_ATTEMPTS: i32 = 6;
@@ -222,9 +223,14 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
     let mut logged = Vec::with_capacity(parsed.len());
     let txn = core.db.begin().await?;
     let mut recorded = 0;
+    let mut tally = Tally::new();
+    let now_ms = now.timestamp_millis();
     for (status, leases) in &successes {
-        for (id, attempt) in store::record_successes(&txn, leases, *status as i32, now).await? {
+        for (id, business, attempt) in
+            store::record_successes(&txn, leases, *status as i32, now).await?
+        {
             logged.push(log(id, attempt, Some(*status as i32), None));
+            tally.settled(business, true, 1, now_ms);
             recorded += 1;
         }
     }
@@ -258,8 +264,12 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
                 result.last_http_status,
                 result.last_error.clone(),
             );
+            let settled = result.status == "failed";
             if store::record_attempt(&txn, id, &report.lease_token, result, now).await? {
                 logged.push(entry);
+                if settled {
+                    tally.settled(delivery.business_id, false, 1, now_ms);
+                }
                 recorded += 1;
             }
         }
@@ -268,6 +278,7 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
     let slow_endpoints = slow_endpoints(&txn, &parsed).await?;
     let until = now.timestamp_millis() + SLOW_FOR.as_millis() as i64;
     store::mark_slow(&txn, &slow_endpoints, until).await?;
+    tally.apply(&txn).await?;
     txn.commit().await?;
     if !slow_endpoints.is_empty() {
         core.slow_endpoints.learned().await;

@@ -3,13 +3,14 @@
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait as _};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait,
-    QueryFilter, QueryOrder, QuerySelect, TransactionTrait,
+    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, EntityTrait,
+    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, TransactionTrait,
 };
 use uuid::Uuid;
 
 use crate::entities::{business_accounts, webhook_attempts, webhook_deliveries, webhooks};
 use crate::error::AppResult;
+use crate::usage::Tally;
 
 pub async fn list(db: &impl ConnectionTrait, business_id: Uuid) -> AppResult<Vec<webhooks::Model>> {
     Ok(webhooks::Entity::find()
@@ -85,7 +86,8 @@ pub async fn update(
     webhook.update(db).await
 }
 
-/// Deletes an endpoint; its unfinished deliveries end as failed.
+/// Deletes an endpoint; its unfinished deliveries end as failed (settled now, in the usage
+/// counters). Call it last in its transaction.
 pub async fn delete(
     db: &impl ConnectionTrait,
     business_id: Uuid,
@@ -100,7 +102,7 @@ pub async fn delete(
     if deleted.rows_affected == 0 {
         return Ok(false);
     }
-    webhook_deliveries::Entity::update_many()
+    let failed = webhook_deliveries::Entity::update_many()
         .col_expr(webhook_deliveries::Column::Status, Expr::value("failed"))
         .col_expr(
             webhook_deliveries::Column::LastError,
@@ -108,27 +110,21 @@ pub async fn delete(
         )
         .col_expr(webhook_deliveries::Column::Queued, Expr::value(0))
         .col_expr(webhook_deliveries::Column::UpdatedAt, Expr::value(now))
+        // A worker's report of an attempt in flight finds no lease: the failure is final.
+        .col_expr(webhook_deliveries::Column::LeaseUntilMs, Expr::value(0))
+        .col_expr(
+            webhook_deliveries::Column::LeaseToken,
+            Expr::value(Option::<String>::None),
+        )
         .filter(webhook_deliveries::Column::WebhookId.eq(id))
         .filter(webhook_deliveries::Column::Status.is_in(["pending", "retrying"]))
         .exec(db)
         .await?;
+    let mut tally = Tally::new();
+    let ended = failed.rows_affected as i64;
+    tally.settled(business_id, false, ended, now.timestamp_millis());
+    tally.apply(db).await?;
     Ok(true)
-}
-
-/// Delivery counts of a business by status.
-pub async fn delivery_counts(
-    db: &impl ConnectionTrait,
-    business_id: Uuid,
-) -> AppResult<Vec<(String, i64)>> {
-    Ok(webhook_deliveries::Entity::find()
-        .select_only()
-        .column(webhook_deliveries::Column::Status)
-        .column_as(Expr::col(webhook_deliveries::Column::Id).count(), "n")
-        .filter(webhook_deliveries::Column::BusinessId.eq(business_id))
-        .group_by(webhook_deliveries::Column::Status)
-        .into_tuple::<(String, i64)>()
-        .all(db)
-        .await?)
 }
 
 /// A leased delivery: what signing its attempt needs.
@@ -283,13 +279,13 @@ pub async fn set_queued(
 }
 
 /// Records successful attempts whose leases (`(id, token)`) still hold, with one statement.
-/// Returns the deliveries it recorded, with their new attempt count.
+/// Returns the deliveries it recorded: id, business and new attempt count.
 pub async fn record_successes(
     db: &impl ConnectionTrait,
     leases: &[(Uuid, &str)],
     http_status: i32,
     now: DateTime<Utc>,
-) -> AppResult<Vec<(Uuid, i32)>> {
+) -> AppResult<Vec<(Uuid, Uuid, i32)>> {
     let mut any = Condition::any();
     for (id, token) in leases {
         any = any.add(
@@ -322,7 +318,10 @@ pub async fn record_successes(
         .filter(any)
         .exec_with_returning(db)
         .await?;
-    Ok(updated.into_iter().map(|d| (d.id, d.attempts)).collect())
+    Ok(updated
+        .into_iter()
+        .map(|d| (d.id, d.business_id, d.attempts))
+        .collect())
 }
 
 /// Appends attempts to their deliveries' logs (an attempt already logged is kept).
@@ -408,9 +407,10 @@ pub async fn delivery_page(
 
 /// Re-queues failed deliveries of endpoint `webhook_id` (all of them, or only `only`, or those
 /// created at or after `since`): pending, due at once, with a fresh budget of attempts counted
-/// from their current `attempts`. Returns them as re-queued.
+/// from their current `attempts`, in one transaction with the usage counters. Returns them as
+/// re-queued.
 pub async fn requeue_failed(
-    db: &impl ConnectionTrait,
+    db: &DatabaseConnection,
     webhook_id: Uuid,
     only: Option<Uuid>,
     since: Option<DateTime<Utc>>,
@@ -441,7 +441,15 @@ pub async fn requeue_failed(
     if let Some(since) = since {
         update = update.filter(webhook_deliveries::Column::CreatedAt.gte(since));
     }
-    Ok(update.exec_with_returning(db).await?)
+    let txn = db.begin().await?;
+    let requeued = update.exec_with_returning(&txn).await?;
+    let mut tally = Tally::new();
+    for delivery in &requeued {
+        tally.requeued(delivery.business_id, 1);
+    }
+    tally.apply(&txn).await?;
+    txn.commit().await?;
+    Ok(requeued)
 }
 
 /// Delivery `id` of `business_id` (None for another business's).

@@ -75,6 +75,7 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
         }
         ("get", "/business/messages") => [&console[..], &[E::InvalidLimit]].concat(),
         ("get", "/business/followers") => [&console[..], &[E::InvalidLimit]].concat(),
+        ("get", "/business/usage/daily") => [&console[..], &[E::InvalidRequest]].concat(),
         ("post", "/business/followers/lookup") => {
             [&console[..], &[E::InvalidPhoneNumber, E::RateLimited]].concat()
         }

@@ -51,6 +51,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(messages::send_app))
         .routes(routes!(messages::send_service))
         .routes(routes!(messages::usage))
+        .routes(routes!(messages::daily_usage))
         .routes(routes!(webhooks::list_webhooks, webhooks::create_webhook))
         .routes(routes!(webhooks::update_webhook, webhooks::delete_webhook))
         .routes(routes!(webhooks::test_webhook))

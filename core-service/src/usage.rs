@@ -1,0 +1,413 @@
+//! Usage counters (DESIGN, "Usage"): totals and daily figures kept in the transactions that
+//! change what they count, so reading them is a sum over a few rows, never a scan.
+//!
+//! `usage_counters` holds, per business, one row set for the totals (`day` = [`TOTALS`]) and one
+//! per UTC day (`day` = days since 1970-01-01) that saw activity, each split into [`SLOTS`]
+//! slots that readers sum. A transaction gathers its changes in a [`Tally`] and writes them
+//! last, just before its commit, with one multi-row upsert into one slot, rows in (business,
+//! day) order: concurrent batches of one business mostly land on different slots (they do not
+//! queue on one row), and those that meet take their rows in the same order (they do not
+//! deadlock). Nothing else is locked after the counters, so a transaction that waits for a
+//! counter row never holds one another waits for.
+//!
+//! The totals count what is kept (the purge decrements them in its transaction); the daily
+//! figures count what happened that day and are never decremented.
+
+use std::collections::BTreeMap;
+
+use sea_orm::{ConnectionTrait, Statement, Value};
+use uuid::Uuid;
+
+use crate::error::AppResult;
+
+/// The `day` of the totals rows.
+pub const TOTALS: i32 = 0;
+
+/// Rows per (business, day).
+pub const SLOTS: i32 = 8;
+
+const DAY_MS: i64 = 86_400_000;
+
+/// The counters, as `usage_counters` names its columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counter {
+    /// Messages by category: kept (totals), accepted that day (daily).
+    Authentication,
+    Utility,
+    Marketing,
+    Service,
+    /// Kept messages by status (totals only).
+    Accepted,
+    Scheduled,
+    Canceled,
+    /// Kept messages by status (totals); outcomes that day (daily).
+    Delivered,
+    Failed,
+    /// Deliveries not settled yet: pending or retrying (totals only).
+    WebhooksPending,
+    /// Kept deliveries by status (totals); settled that day (daily).
+    WebhooksSucceeded,
+    WebhooksFailed,
+    /// Active followers, and those of them opted in to marketing (totals only).
+    FollowersActive,
+    FollowersOptIn,
+    /// Follows that became active, and that became unfollowed, that day (daily only).
+    Follows,
+    Unfollows,
+}
+
+/// Column names, in [`Counter`] order.
+pub const COLUMNS: [&str; 16] = [
+    "authentication",
+    "utility",
+    "marketing",
+    "service",
+    "accepted",
+    "scheduled",
+    "canceled",
+    "delivered",
+    "failed",
+    "webhooks_pending",
+    "webhooks_succeeded",
+    "webhooks_failed",
+    "followers_active",
+    "followers_opt_in",
+    "follows",
+    "unfollows",
+];
+
+/// One row's worth of counters.
+pub type Counts = [i64; COLUMNS.len()];
+
+/// The counter of a message category, if it is one.
+fn category(name: &str) -> Option<Counter> {
+    match name {
+        "authentication" => Some(Counter::Authentication),
+        "utility" => Some(Counter::Utility),
+        "marketing" => Some(Counter::Marketing),
+        "service" => Some(Counter::Service),
+        _ => None,
+    }
+}
+
+/// The counter of a kept message's status, if it is one.
+fn message_status(name: &str) -> Option<Counter> {
+    match name {
+        "accepted" => Some(Counter::Accepted),
+        "scheduled" => Some(Counter::Scheduled),
+        "canceled" => Some(Counter::Canceled),
+        "delivered" => Some(Counter::Delivered),
+        "failed" => Some(Counter::Failed),
+        _ => None,
+    }
+}
+
+/// The UTC day of a Unix time in milliseconds, as days since 1970-01-01.
+pub fn day_of(ms: i64) -> i32 {
+    ms.div_euclid(DAY_MS) as i32
+}
+
+/// What a follow counts as: (active, active and opted in).
+fn follower(active: bool, marketing_opt_in: bool) -> (i64, i64) {
+    (i64::from(active), i64::from(active && marketing_opt_in))
+}
+
+/// The changes one transaction makes to the counters, written by [`Tally::apply`].
+#[derive(Debug, Default, Clone)]
+pub struct Tally {
+    rows: BTreeMap<(Uuid, i32), Counts>,
+}
+
+impl Tally {
+    pub fn new() -> Tally {
+        Tally::default()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Adds `n` to `counter` of `business` on `day` ([`TOTALS`] for the totals).
+    pub fn add(&mut self, business: Uuid, day: i32, counter: Counter, n: i64) {
+        if n != 0 {
+            self.rows
+                .entry((business, day))
+                .or_insert([0; COLUMNS.len()])[counter as usize] += n;
+        }
+    }
+
+    fn both(&mut self, business: Uuid, now_ms: i64, counter: Counter, n: i64) {
+        self.add(business, TOTALS, counter, n);
+        self.add(business, day_of(now_ms), counter, n);
+    }
+
+    /// A message accepted (stored with `status`) at `now_ms`.
+    pub fn accepted(&mut self, business: Uuid, category_name: &str, status: &str, now_ms: i64) {
+        if let Some(counter) = category(category_name) {
+            self.both(business, now_ms, counter, 1);
+        }
+        if let Some(counter) = message_status(status) {
+            self.add(business, TOTALS, counter, 1);
+        }
+    }
+
+    /// An accepted message's outcome, recorded at `now_ms`.
+    pub fn decided(&mut self, business: Uuid, delivered: bool, now_ms: i64) {
+        let counter = if delivered {
+            Counter::Delivered
+        } else {
+            Counter::Failed
+        };
+        self.add(business, TOTALS, Counter::Accepted, -1);
+        self.both(business, now_ms, counter, 1);
+    }
+
+    /// `n` webhook deliveries queued.
+    pub fn queued(&mut self, business: Uuid, n: i64) {
+        self.add(business, TOTALS, Counter::WebhooksPending, n);
+    }
+
+    /// `n` deliveries settled at `now_ms`, succeeded or failed.
+    pub fn settled(&mut self, business: Uuid, succeeded: bool, n: i64, now_ms: i64) {
+        let counter = if succeeded {
+            Counter::WebhooksSucceeded
+        } else {
+            Counter::WebhooksFailed
+        };
+        self.add(business, TOTALS, Counter::WebhooksPending, -n);
+        self.both(business, now_ms, counter, n);
+    }
+
+    /// `n` failed deliveries queued again.
+    pub fn requeued(&mut self, business: Uuid, n: i64) {
+        self.add(business, TOTALS, Counter::WebhooksFailed, -n);
+        self.add(business, TOTALS, Counter::WebhooksPending, n);
+    }
+
+    /// A follow changed at `now_ms` from `before` ((active, marketing_opt_in), None: never
+    /// followed) to `after`.
+    pub fn follow(
+        &mut self,
+        business: Uuid,
+        before: Option<(bool, bool)>,
+        after: (bool, bool),
+        now_ms: i64,
+    ) {
+        let (was, was_opted) = before.map_or((0, 0), |(a, o)| follower(a, o));
+        let (is, is_opted) = follower(after.0, after.1);
+        self.add(business, TOTALS, Counter::FollowersActive, is - was);
+        self.add(
+            business,
+            TOTALS,
+            Counter::FollowersOptIn,
+            is_opted - was_opted,
+        );
+        match is - was {
+            1 => self.add(business, day_of(now_ms), Counter::Follows, 1),
+            -1 => self.add(business, day_of(now_ms), Counter::Unfollows, 1),
+            _ => {}
+        }
+    }
+
+    /// A kept message purged.
+    pub fn purged_message(&mut self, business: Uuid, category_name: &str, status: &str) {
+        if let Some(counter) = category(category_name) {
+            self.add(business, TOTALS, counter, -1);
+        }
+        if let Some(counter) = message_status(status) {
+            self.add(business, TOTALS, counter, -1);
+        }
+    }
+
+    /// A settled delivery purged.
+    pub fn purged_delivery(&mut self, business: Uuid, status: &str) {
+        let counter = match status {
+            "succeeded" => Counter::WebhooksSucceeded,
+            "failed" => Counter::WebhooksFailed,
+            _ => Counter::WebhooksPending,
+        };
+        self.add(business, TOTALS, counter, -1);
+    }
+
+    /// Adds another tally's changes to this one.
+    pub fn merge(&mut self, other: Tally) {
+        for (key, counts) in other.rows {
+            let row = self.rows.entry(key).or_insert([0; COLUMNS.len()]);
+            for (total, n) in row.iter_mut().zip(counts) {
+                *total += n;
+            }
+        }
+    }
+
+    /// Writes the tally with one statement into a random slot (nothing when it is empty). Call
+    /// it last in the transaction, right before the commit.
+    pub async fn apply(self, db: &impl ConnectionTrait) -> AppResult<()> {
+        let slot = rand::random_range(0..SLOTS);
+        self.apply_to_slot(db, slot).await
+    }
+
+    /// [`Tally::apply`] into `slot`.
+    pub async fn apply_to_slot(self, db: &impl ConnectionTrait, slot: i32) -> AppResult<()> {
+        let rows: Vec<((Uuid, i32), Counts)> = self
+            .rows
+            .into_iter()
+            .filter(|(_, counts)| counts.iter().any(|n| *n != 0))
+            .collect();
+        if rows.is_empty() {
+            return Ok(());
+        }
+        // Only the columns some row changes: the statement's text depends on which, so the
+        // statement cache holds a few shapes.
+        let used: Vec<usize> = (0..COLUMNS.len())
+            .filter(|&c| rows.iter().any(|(_, counts)| counts[c] != 0))
+            .collect();
+        let names: Vec<&str> = used.iter().map(|&c| COLUMNS[c]).collect();
+        let mut values: Vec<Value> = Vec::with_capacity(rows.len() * (3 + used.len()));
+        let mut tuples = Vec::with_capacity(rows.len());
+        for ((business, day), counts) in &rows {
+            let first = values.len() + 1;
+            values.push((*business).into());
+            values.push((*day).into());
+            values.push(slot.into());
+            values.extend(used.iter().map(|&c| Value::from(counts[c])));
+            let placeholders: Vec<String> =
+                (first..=values.len()).map(|i| format!("${i}")).collect();
+            tuples.push(format!("({})", placeholders.join(", ")));
+        }
+        let updates: Vec<String> = names
+            .iter()
+            .map(|name| format!("{name} = usage_counters.{name} + excluded.{name}"))
+            .collect();
+        let sql = format!(
+            "INSERT INTO usage_counters (business_id, day, slot, {}) VALUES {} \
+             ON CONFLICT (business_id, day, slot) DO UPDATE SET {}",
+            names.join(", "),
+            tuples.join(", "),
+            updates.join(", ")
+        );
+        db.execute_raw(Statement::from_sql_and_values(
+            db.get_database_backend(),
+            sql,
+            values,
+        ))
+        .await?;
+        Ok(())
+    }
+}
+
+fn sums() -> String {
+    COLUMNS
+        .iter()
+        .map(|c| format!("CAST(COALESCE(SUM({c}), 0) AS BIGINT)"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn counts_of(row: &sea_orm::QueryResult, first: usize) -> AppResult<Counts> {
+    let mut counts = [0; COLUMNS.len()];
+    for (i, n) in counts.iter_mut().enumerate() {
+        *n = row.try_get_by_index::<i64>(first + i)?;
+    }
+    Ok(counts)
+}
+
+/// The totals of a business.
+pub async fn totals(db: &impl ConnectionTrait, business: Uuid) -> AppResult<Counts> {
+    let sql = format!(
+        "SELECT {} FROM usage_counters WHERE business_id = $1 AND day = $2",
+        sums()
+    );
+    let row = db
+        .query_one_raw(Statement::from_sql_and_values(
+            db.get_database_backend(),
+            sql,
+            [business.into(), TOTALS.into()],
+        ))
+        .await?;
+    match row {
+        Some(row) => counts_of(&row, 0),
+        None => Ok([0; COLUMNS.len()]),
+    }
+}
+
+/// The daily figures of a business from day `first` to day `last` (both included), for the
+/// days that have any, oldest first.
+pub async fn daily(
+    db: &impl ConnectionTrait,
+    business: Uuid,
+    first: i32,
+    last: i32,
+) -> AppResult<Vec<(i32, Counts)>> {
+    let sql = format!(
+        "SELECT day, {} FROM usage_counters WHERE business_id = $1 AND day >= $2 AND day <= $3 \
+         GROUP BY day ORDER BY day",
+        sums()
+    );
+    let rows = db
+        .query_all_raw(Statement::from_sql_and_values(
+            db.get_database_backend(),
+            sql,
+            [business.into(), first.max(TOTALS + 1).into(), last.into()],
+        ))
+        .await?;
+    rows.iter()
+        .map(|row| Ok((row.try_get_by_index::<i32>(0)?, counts_of(row, 1)?)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_day_is_a_utc_day() {
+        assert_eq!(day_of(0), 0);
+        assert_eq!(day_of(DAY_MS - 1), 0);
+        assert_eq!(day_of(DAY_MS), 1);
+        assert_eq!(day_of(-1), -1);
+        // 2026-11-24T08:00:00Z
+        assert_eq!(day_of(1_795_507_200_000), 20_781);
+    }
+
+    #[test]
+    fn a_no_op_follow_change_counts_nothing() {
+        let b = Uuid::nil();
+        let mut tally = Tally::new();
+        tally.follow(b, Some((false, true)), (false, false), 0);
+        tally.follow(b, Some((true, true)), (true, true), 0);
+        assert!(
+            tally
+                .rows
+                .values()
+                .all(|counts| counts.iter().all(|n| *n == 0))
+        );
+    }
+
+    #[test]
+    fn follows_move_totals_and_days() {
+        let b = Uuid::nil();
+        let mut tally = Tally::new();
+        tally.follow(b, None, (true, true), DAY_MS * 3);
+        tally.follow(b, Some((true, true)), (true, false), DAY_MS * 3);
+        tally.follow(b, Some((true, false)), (false, false), DAY_MS * 4);
+        let totals = tally.rows[&(b, TOTALS)];
+        assert_eq!(totals[Counter::FollowersActive as usize], 0);
+        assert_eq!(totals[Counter::FollowersOptIn as usize], 0);
+        assert_eq!(tally.rows[&(b, 3)][Counter::Follows as usize], 1);
+        assert_eq!(tally.rows[&(b, 4)][Counter::Unfollows as usize], 1);
+    }
+
+    #[test]
+    fn an_outcome_moves_a_message_between_statuses() {
+        let b = Uuid::nil();
+        let mut tally = Tally::new();
+        tally.accepted(b, "utility", "accepted", DAY_MS);
+        tally.decided(b, true, DAY_MS * 2);
+        let totals = tally.rows[&(b, TOTALS)];
+        assert_eq!(totals[Counter::Utility as usize], 1);
+        assert_eq!(totals[Counter::Accepted as usize], 0);
+        assert_eq!(totals[Counter::Delivered as usize], 1);
+        assert_eq!(tally.rows[&(b, 1)][Counter::Utility as usize], 1);
+        assert_eq!(tally.rows[&(b, 2)][Counter::Delivered as usize], 1);
+    }
+}
