@@ -558,7 +558,11 @@ async function audiencePage() {
     if (q.get(name)) params.set(name, q.get(name));
   }
   if (q.get('after')) params.set('starting_after', q.get('after'));
-  const list = await api('GET', `/business/followers?${params}`);
+  const [list, usage, daily] = await Promise.all([
+    api('GET', `/business/followers?${params}`),
+    api('GET', '/business/usage'),
+    api('GET', '/business/usage/daily?days=30'),
+  ]);
   const detail = h('div', { 'aria-live': 'polite' });
   const filterHash = (changes) => {
     const next = new URLSearchParams();
@@ -599,8 +603,17 @@ async function audiencePage() {
     results.replaceChildren(table(['Number', 'Follows', 'Marketing consent'], found.results.map((r) => h('tr', { dataset: { lookup: r.phone_number } },
       h('td', {}, r.phone_number), h('td', {}, r.follows ? 'yes' : 'no'), h('td', {}, r.marketing_opt_in ? 'opted in' : 'no')))));
   });
+  const stat = (label, value) => h('div', { class: 'stat' }, h('b', {}, value), label);
   page('Audience',
     h('p', { class: 'muted' }, 'Who follows your business and their marketing consent. Phone numbers are never shown: look up the numbers you already hold below.'),
+    h('div', { class: 'stats' },
+      stat('active followers', usage.followers.active),
+      stat('opted in to marketing', usage.followers.marketing_opt_in)),
+    dayChart('Follows and unfollows per day (last 30 days)', daily.days, [
+      { label: 'follows', colour: '#1a7f37', value: (d) => d.follows },
+      { label: 'unfollows', colour: '#b42318', value: (d) => d.unfollows },
+    ]),
+    h('h2', {}, 'Followers'),
     filters,
     list.followers.length ? table(['Follower', 'Status', 'Marketing consent', 'Followed', 'Changed'], rows)
       : h('p', { class: 'muted' }, 'No followers match.'),
@@ -609,12 +622,18 @@ async function audiencePage() {
     h('h2', {}, 'Look up numbers'), lookup, results);
 }
 
+// Charts are drawn at the width they are shown (at most 560 px), never scaled down: their
+// text stays 12 px on a phone. Every chart says what it shows in its aria-label.
+function chartWidth() {
+  return Math.max(260, Math.min(560, Math.floor(main.clientWidth || 560) - 4));
+}
+
 function barChart(title, entries) {
   const max = Math.max(1, ...entries.map(([, v]) => v));
   const rowH = 28;
-  const width = 560;
-  const labelW = 130;
-  const svg = s('svg', { class: 'chart', viewBox: `0 0 ${width} ${entries.length * rowH + 10}`, role: 'img', 'aria-label': `${title}: ${entries.map(([k, v]) => `${k} ${v}`).join(', ')}` });
+  const width = chartWidth();
+  const labelW = Math.min(130, Math.round(width * 0.32));
+  const svg = s('svg', { class: 'chart', width, height: entries.length * rowH + 10, viewBox: `0 0 ${width} ${entries.length * rowH + 10}`, role: 'img', 'aria-label': `${title}: ${entries.map(([k, v]) => `${k} ${v}`).join(', ')}` });
   const colours = ['#0a66c2', '#1a7f37', '#b42318', '#9a6700', '#6e40c9'];
   entries.forEach(([label, value], i) => {
     const y = i * rowH + 5;
@@ -628,20 +647,89 @@ function barChart(title, entries) {
   return h('figure', {}, h('figcaption', {}, h('strong', {}, title)), svg);
 }
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+function shortDate(date) {
+  const [, m, d] = date.split('-');
+  return `${MONTHS[Number(m) - 1]} ${Number(d)}`;
+}
+
+// One column per day (oldest left), the series stacked; a legend in the page's own text.
+function dayChart(title, days, series) {
+  const width = chartWidth();
+  const height = 170;
+  const left = 36;
+  const bottom = 22;
+  const top = 8;
+  const plotH = height - top - bottom;
+  const totals = days.map((d) => series.reduce((sum, one) => sum + one.value(d), 0));
+  const max = Math.max(1, ...totals);
+  const step = (width - left) / Math.max(1, days.length);
+  const barW = Math.max(2, Math.floor(step * 0.7));
+  const sums = series.map((one) => `${one.label} ${days.reduce((sum, d) => sum + one.value(d), 0)}`);
+  const first = days[0] ? shortDate(days[0].date) : '';
+  const last = days.length ? shortDate(days[days.length - 1].date) : '';
+  const svg = s('svg', { class: 'chart days', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img',
+    'aria-label': `${title}, ${first} to ${last}: ${sums.join(', ')}; at most ${Math.max(0, ...totals)} a day` });
+  svg.append(
+    s('line', { x1: left, y1: top + plotH, x2: width, y2: top + plotH, stroke: '#d0d7de' }),
+    s('text', { x: left - 6, y: top + 10, 'text-anchor': 'end' }, String(max)),
+    s('text', { x: left - 6, y: top + plotH, 'text-anchor': 'end' }, '0'),
+  );
+  // A date under the first column and then about every 90 px.
+  const every = Math.max(1, Math.ceil(90 / step));
+  days.forEach((d, i) => {
+    const x = left + i * step + (step - barW) / 2;
+    let y = top + plotH;
+    series.forEach((one) => {
+      const value = one.value(d);
+      if (!value) return;
+      const barH = Math.max(1, Math.round((plotH * value) / max));
+      y -= barH;
+      svg.append(s('rect', { x, y, width: barW, height: barH, fill: one.colour },
+        s('title', {}, `${shortDate(d.date)}: ${value} ${one.label}`)));
+    });
+    if (i % every === 0) svg.append(s('text', { x: left + i * step, y: height - 6 }, shortDate(d.date)));
+  });
+  const legend = h('ul', { class: 'legend' }, series.map((one) => h('li', {},
+    s('svg', { class: 'swatch', width: 12, height: 12, 'aria-hidden': 'true' },
+      s('rect', { width: 12, height: 12, rx: 2, fill: one.colour })), one.label)));
+  return h('figure', { class: 'day-chart' }, h('figcaption', {}, h('strong', {}, title)), svg, legend);
+}
+
 async function usagePage() {
-  const u = await api('GET', '/business/usage');
+  const [u, daily] = await Promise.all([api('GET', '/business/usage'), api('GET', '/business/usage/daily?days=30')]);
   const m = u.messages;
   const w = u.webhooks;
+  const f = u.followers;
   const stat = (label, value) => h('div', { class: 'stat' }, h('b', {}, value), label);
   const categories = ['authentication', 'utility', 'marketing', 'service']
     .map((c) => [c, m.by_category[c] || 0]);
   for (const [k, v] of Object.entries(m.by_category)) {
     if (!categories.some(([c]) => c === k)) categories.push([k, v]);
   }
+  const days = daily.days;
   page('Usage',
+    h('p', { class: 'muted' }, 'Totals count what is kept; the daily figures (the last 30 days, UTC) count what happened each day and stay after the history is purged.'),
     h('div', { class: 'stats' },
       stat('messages', m.total), stat('delivered', m.delivered), stat('failed', m.failed), stat('pending', m.accepted),
-      stat('webhook deliveries', w.deliveries), stat('webhooks succeeded', w.succeeded)),
+      stat('webhook deliveries', w.deliveries), stat('webhooks succeeded', w.succeeded),
+      stat('active followers', f.active), stat('opted in to marketing', f.marketing_opt_in)),
+    h('h2', {}, 'The last 30 days'),
+    dayChart('Messages per day', days, [
+      { label: 'authentication', colour: '#6e40c9', value: (d) => d.messages.authentication },
+      { label: 'utility', colour: '#0a66c2', value: (d) => d.messages.utility },
+      { label: 'marketing', colour: '#9a6700', value: (d) => d.messages.marketing },
+      { label: 'service', colour: '#57606a', value: (d) => d.messages.service },
+    ]),
+    dayChart('Outcomes per day', days, [
+      { label: 'delivered', colour: '#1a7f37', value: (d) => d.delivered },
+      { label: 'failed', colour: '#b42318', value: (d) => d.failed },
+    ]),
+    dayChart('Webhooks per day', days, [
+      { label: 'succeeded', colour: '#1a7f37', value: (d) => d.webhooks_succeeded },
+      { label: 'failed', colour: '#b42318', value: (d) => d.webhooks_failed },
+    ]),
+    h('h2', {}, 'Totals'),
     barChart('Messages by category', categories),
     barChart('Outcomes', [['delivered', m.delivered], ['failed', m.failed], ['pending', m.accepted]]),
     barChart('Webhook deliveries', [['succeeded', w.succeeded], ['failed', w.failed], ['pending', w.pending]]));

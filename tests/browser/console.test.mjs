@@ -353,6 +353,11 @@ try {
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
     await page.goto(`${BASE}/console/#/audience`);
     await page.getByRole('heading', { name: 'Audience' }).waitFor();
+    // The counts and the follows of the last 30 days, drawn in the page.
+    const follows = page.getByRole('img', { name: /^Follows and unfollows per day/ });
+    await follows.waitFor();
+    assert.match(await follows.getAttribute('aria-label'), /follows 1, unfollows 0/);
+    assert.match(await page.locator('.stats').innerText(), /1\s*active followers/);
     const row = page.locator('tr[data-follower]');
     await row.first().waitFor();
     assert.equal(await row.count(), 1);
@@ -382,6 +387,16 @@ try {
     const chart = page.locator('svg.chart').first();
     await chart.waitFor();
     assert.match(await chart.getAttribute('aria-label'), /utility 1/);
+    // The last 30 days: messages, outcomes and webhooks per day, today's column included.
+    for (const [name, figures] of [
+      ['Messages per day', /utility 1/],
+      ['Outcomes per day', /delivered 1, failed 0/],
+      ['Webhooks per day', /succeeded \d+, failed 0/],
+    ]) {
+      const day = page.getByRole('img', { name: new RegExp(`^${name}`) });
+      assert.match(await day.getAttribute('aria-label'), figures);
+    }
+    assert.equal(await page.locator('svg.chart.days').first().locator('rect').count(), 1, 'one day with messages');
     await shot(page, '09-usage');
   });
 
@@ -444,6 +459,22 @@ try {
     const overflow = await phonePage.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `the page is ${overflow}px wider than the screen`);
     await shot(phonePage, '12-phone-messages');
+    // Charts are drawn at the phone's width: no overflow, and their text stays readable.
+    for (const [hash, heading] of [['#/usage', 'Usage'], ['#/audience', 'Audience']]) {
+      await phonePage.goto(`${BASE}/console/${hash}`);
+      await phonePage.getByRole('heading', { name: heading }).waitFor();
+      await phonePage.locator('svg.chart').first().waitFor();
+      const wider = await phonePage.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(wider <= 1, `${heading}: the page is ${wider}px wider than the screen`);
+      const smallest = await phonePage.evaluate(() => Math.min(...[...document.querySelectorAll('svg.chart text')]
+        .map((t) => t.getBoundingClientRect().height)));
+      assert.ok(smallest >= 11, `${heading}: chart text only ${smallest}px tall`);
+    }
+    await shot(phonePage, '14-phone-audience');
+    await phonePage.goto(`${BASE}/console/#/usage`);
+    await phonePage.getByRole('heading', { name: 'Usage' }).waitFor();
+    await phonePage.locator('svg.chart').first().waitFor();
+    await shot(phonePage, '15-phone-usage');
     await phone.close();
   });
 
