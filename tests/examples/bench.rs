@@ -12,7 +12,10 @@
 //! It prints accepted sends/s, accept latency, send-to-webhook latency, deliveries/s during and
 //! after the load, the drain time, the process's RSS, SQL statements per message, the CPU time
 //! per accepted send (`cpu_us_per_send stack=... database=...`) and, on PostgreSQL, commits per
-//! message.
+//! message. The `reads` phase (`bench/reads.rs`) times the audience and usage reads on a large
+//! demo audience and a seeded history:
+//!
+//!     bench --db postgres --phases reads --audience 100000 --seed-messages 1000000
 //!
 //!     cargo run --release -p e2e-tests --example bench -- --help
 #![allow(dead_code)]
@@ -21,6 +24,8 @@
 mod fixtures;
 #[path = "../e2e/harness.rs"]
 mod harness;
+#[path = "bench/reads.rs"]
+mod reads;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
@@ -58,9 +63,25 @@ struct Args {
     /// Followers the sends rotate over.
     #[arg(long, default_value_t = 10)]
     followers: usize,
-    /// Phases to run, in order: closed, rate, baseline.
+    /// Phases to run, in order: closed, rate, baseline, reads (the audience and usage reads on a
+    /// demo business of `--audience` followers, every fifth unfollowed, and `--seed-messages`).
     #[arg(long, value_delimiter = ',', default_value = "closed,rate,baseline")]
     phases: Vec<String>,
+    /// Followers of the reads phase's demo business (`admin demo --followers N`).
+    #[arg(long, default_value_t = 100_000)]
+    audience: u32,
+    /// Messages (with outcomes and webhook deliveries) the reads phase seeds over 90 days.
+    #[arg(long, default_value_t = 0)]
+    seed_messages: u64,
+    /// Requests per second of each read.
+    #[arg(long, default_value_t = 200)]
+    read_rate: u32,
+    /// Connections the reads are spread over.
+    #[arg(long, default_value_t = 20)]
+    read_connections: usize,
+    /// Seconds of each read.
+    #[arg(long, default_value_t = 10)]
+    read_duration: u64,
     /// The core's PostgreSQL pool size (DATABASE_MAX_CONNECTIONS).
     #[arg(long, default_value_t = 10)]
     pool: u32,
@@ -649,6 +670,8 @@ async fn baseline(
 #[tokio::main]
 async fn main() {
     let args = Args::parse();
+    // Errors of the stack on stderr (RUST_LOG to see more).
+    proto::telemetry::init_logging("error");
     // Record metrics as the binaries do, so their cost is in the figures.
     let _ = proto::metrics::handle();
     let backend = match args.db.as_str() {
@@ -721,6 +744,17 @@ async fn main() {
                 report(&name, &app, &args, &arrivals, before, result).await;
             }
             "baseline" => baseline(&app, &biz, &phones[0], args.connections, duration).await,
+            "reads" => {
+                let reads = reads::ReadArgs {
+                    audience: args.audience,
+                    seed_messages: args.seed_messages,
+                    rate: args.read_rate,
+                    connections: args.read_connections,
+                    duration: Duration::from_secs(args.read_duration),
+                    receiver: receiver.clone(),
+                };
+                reads::run(&app, &reads).await;
+            }
             other => eprintln!("unknown phase {other}"),
         }
     }
