@@ -135,19 +135,18 @@ pub fn redact(url: &str) -> String {
 }
 
 /// Rows that come after `(created_at, id)` in a newest-first list ordered by both columns: the
-/// keyset condition of every paged list.
+/// keyset condition of every paged list. Written as a row-value comparison, `(created_at, id) <
+/// (…, …)`, which both databases use as a bound of an index on those columns (an `OR` of the
+/// two cases is not, and a page deep in a long list would scan every row before it).
 pub fn older_than<C: sea_orm::ColumnTrait>(
     created_at: C,
     id: C,
     (after_created, after_id): (chrono::DateTime<chrono::Utc>, uuid::Uuid),
 ) -> sea_orm::Condition {
-    sea_orm::Condition::any()
-        .add(created_at.lt(after_created))
-        .add(
-            sea_orm::Condition::all()
-                .add(created_at.eq(after_created))
-                .add(id.lt(after_id)),
-        )
+    use sea_orm::sea_query::{Expr, ExprTrait as _};
+    sea_orm::Condition::all().add(Expr::tuple([created_at.into_expr(), id.into_expr()]).lt(
+        Expr::tuple([Expr::value(after_created), Expr::value(after_id)]),
+    ))
 }
 
 #[cfg(test)]

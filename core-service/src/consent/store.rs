@@ -142,13 +142,11 @@ pub async fn followers_page(
     }
     if let Some((followed_at, user_id)) = after {
         query = query.filter(match followed_at {
-            Some(at) => Condition::any()
-                .add(follows::Column::FollowedAt.lt(at))
-                .add(
-                    Condition::all()
-                        .add(follows::Column::FollowedAt.eq(at))
-                        .add(follows::Column::UserId.lt(user_id)),
-                ),
+            Some(at) => crate::db::older_than(
+                follows::Column::FollowedAt,
+                follows::Column::UserId,
+                (at, user_id),
+            ),
             None => Condition::all().add(follows::Column::UserId.lt(user_id)),
         });
     }
