@@ -675,8 +675,10 @@ function dayChart(title, days, series) {
     s('text', { x: left - 6, y: top + 10, 'text-anchor': 'end' }, String(max)),
     s('text', { x: left - 6, y: top + plotH, 'text-anchor': 'end' }, '0'),
   );
-  // A date under the first column and then about every 90 px.
+  // A date under the first column, about every 90 px after it, and under the last one (its
+  // label ends at the right edge, so nothing is cut off).
   const every = Math.max(1, Math.ceil(90 / step));
+  const lastX = left + (days.length - 1) * step + step / 2;
   days.forEach((d, i) => {
     const x = left + i * step + (step - barW) / 2;
     let y = top + plotH;
@@ -688,7 +690,12 @@ function dayChart(title, days, series) {
       svg.append(s('rect', { x, y, width: barW, height: barH, fill: one.colour },
         s('title', {}, `${shortDate(d.date)}: ${value} ${one.label}`)));
     });
-    if (i % every === 0) svg.append(s('text', { x: left + i * step, y: height - 6 }, shortDate(d.date)));
+    const labelX = left + i * step;
+    if (i === days.length - 1) {
+      svg.append(s('text', { x: Math.min(width - 1, lastX + 12), y: height - 6, 'text-anchor': 'end' }, shortDate(d.date)));
+    } else if (i % every === 0 && labelX + 50 < lastX - 40) {
+      svg.append(s('text', { x: labelX, y: height - 6 }, shortDate(d.date)));
+    }
   });
   const legend = h('ul', { class: 'legend' }, series.map((one) => h('li', {},
     s('svg', { class: 'swatch', width: 12, height: 12, 'aria-hidden': 'true' },
