@@ -448,7 +448,7 @@ e2e!(
     console_sends_follow_the_same_rules_for_any_role,
     |app| async move {
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
-        let (_, member) = app.user("+14155550101").await;
+        let (member_id, member) = app.user("+14155550101").await;
         add_member(&app, &biz.owner_token, "+14155550101", "member").await;
         app.user("+14155550201").await;
         follower(&app, &biz, FAN, false).await;
@@ -471,8 +471,13 @@ e2e!(
         let record = settled(&app, &member, reply.data()["id"].as_str().unwrap()).await;
         assert_eq!(record["source"], "console");
         assert!(record["app_id"].is_null());
+        // Who sent it: the member.
+        assert_eq!(record["sent_by"], member_id.as_str());
         // Console sends emit no webhook event.
         assert!(outcome_events(&app, &biz).await.is_empty());
+        let app_sent = send_v1(&app, &biz, utility(FAN), None).await;
+        let app_record = settled(&app, &member, app_sent.data()["id"].as_str().unwrap()).await;
+        assert!(app_record["sent_by"].is_null());
         app.get("/business/usage", Some(&member))
             .await
             .assert_ok(200);

@@ -45,6 +45,7 @@ fn record_pb(m: messages::Model) -> pb::MessageRecord {
         created_at: rfc3339(m.created_at),
         completed_at: m.completed_at.map(rfc3339),
         failure_reason: m.failure_reason,
+        sent_by: m.sender_user_id.map(|id| id.to_string()),
     }
 }
 

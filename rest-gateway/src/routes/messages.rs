@@ -341,6 +341,9 @@ pub struct MessageRecord {
     /// `provider_unreachable`.
     #[schema(value_type = Option<crate::schema::FailureReason>)]
     pub failure_reason: Option<String>,
+    /// The team member's user id for a console send; null for app and service sends.
+    #[schema(format = Uuid)]
+    pub sent_by: Option<String>,
 }
 
 impl From<pb::MessageRecord> for MessageRecord {
@@ -356,6 +359,7 @@ impl From<pb::MessageRecord> for MessageRecord {
             created_at: m.created_at,
             completed_at: m.completed_at,
             failure_reason: m.failure_reason,
+            sent_by: m.sent_by,
         }
     }
 }
