@@ -238,6 +238,10 @@ pub mod messages {
         pub emits_event: bool,
         pub created_at: DateTimeUtc,
         pub completed_at: Option<DateTimeUtc>,
+        /// When it is to be handed out; null: at once.
+        pub send_at: Option<DateTimeUtc>,
+        /// After this it is never handed out (it fails `expired`); null: never.
+        pub expires_at: Option<DateTimeUtc>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -258,6 +262,8 @@ pub mod message_outbox {
         pub lease_until_ms: i64,
         pub lease_owner: Option<String>,
         pub attempts: i32,
+        /// The dispatcher's order: 0 single sends due now, 1 scheduled messages.
+        pub class: i32,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -151,6 +151,12 @@ impl Tally {
         }
     }
 
+    /// A scheduled message leased for hand-out: it is `accepted` from now on.
+    pub fn started(&mut self, business: Uuid) {
+        self.add(business, TOTALS, Counter::Scheduled, -1);
+        self.add(business, TOTALS, Counter::Accepted, 1);
+    }
+
     /// An accepted message's outcome, recorded at `now_ms`.
     pub fn decided(&mut self, business: Uuid, delivered: bool, now_ms: i64) {
         let counter = if delivered {

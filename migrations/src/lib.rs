@@ -16,6 +16,7 @@ mod m20261123_000007_slow_endpoints;
 mod m20261124_000008_retention;
 mod m20261125_000009_audience;
 mod m20261126_000010_usage_counters;
+mod m20261127_000011_scheduling;
 
 pub struct Migrator;
 
@@ -33,6 +34,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000008_retention::Migration),
             Box::new(m20261125_000009_audience::Migration),
             Box::new(m20261126_000010_usage_counters::Migration),
+            Box::new(m20261127_000011_scheduling::Migration),
         ]
     }
 }

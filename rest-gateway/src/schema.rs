@@ -131,6 +131,8 @@ pub enum FollowStatus {
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MessageStatus {
+    /// Waiting for its `send_at`.
+    Scheduled,
     Accepted,
     Delivered,
     Failed,
@@ -159,6 +161,13 @@ pub enum FailureReason {
     ProviderTimeout,
     /// The provider could not be reached.
     ProviderUnreachable,
+    /// When it was due, the recipient no longer followed the business, or no longer consented
+    /// to its marketing.
+    ConsentWithdrawn,
+    /// When it was due, the business was no longer live and active.
+    BusinessNotLive,
+    /// It was not handed out by its `expires_at`.
+    Expired,
 }
 
 /// A webhook delivery's status.

@@ -584,7 +584,7 @@ e2e!(
         let (user_id, token) = follower(&app, &biz, "+14155550201", false).await;
         consent(&app, &token, &biz, true).await.assert_ok(200);
         // Undo the ledger's migration and apply it again: the follow gets one entry, as it is.
-        roll_back_and_apply(&app).await;
+        crate::fixtures::redo_migrations_from(&app, "m20261125_000009_audience").await;
         let reply = history(&app, &biz, &user_id).await;
         reply.assert_ok(200);
         assert_eq!(
@@ -593,14 +593,3 @@ e2e!(
         );
     }
 );
-
-/// Rolls the ledger's migration (and the usage counters' after it) back and applies them again.
-async fn roll_back_and_apply(app: &TestApp) {
-    use migrations::MigratorTrait;
-    migrations::Migrator::down(&app.core.db, Some(2))
-        .await
-        .expect("migrate down");
-    migrations::Migrator::up(&app.core.db, None)
-        .await
-        .expect("migrate up");
-}

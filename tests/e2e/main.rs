@@ -26,6 +26,7 @@ mod operator;
 mod qr;
 mod recipes;
 mod retention;
+mod scheduled;
 mod sends;
 mod sends_durability;
 mod settings;

@@ -383,7 +383,6 @@ e2e!(usage_of_a_suspended_business_is_refused, |app| async move {
 e2e!(
     usage_migration_fills_the_counters_as_the_live_path_keeps_them,
     |app| async move {
-        use migrations::MigratorTrait;
         let receiver = Receiver::start().await;
         let mut biz = activity(&app, &receiver).await;
         later(&app, &mut biz, DAY).await;
@@ -396,10 +395,7 @@ e2e!(
         .await;
         let totals = usage(&app, &biz.owner_token).await;
         let days = daily(&app, &biz.owner_token, 3).await;
-        migrations::Migrator::down(&app.core.db, Some(1))
-            .await
-            .unwrap();
-        migrations::Migrator::up(&app.core.db, None).await.unwrap();
+        crate::fixtures::redo_migrations_from(&app, "m20261126_000010_usage_counters").await;
         assert_eq!(usage(&app, &biz.owner_token).await, totals);
         assert_eq!(daily(&app, &biz.owner_token, 3).await, days);
     }

@@ -36,6 +36,13 @@ pub enum FailureReason {
     ProviderTimeout,
     /// The provider could not be reached.
     ProviderUnreachable,
+    /// When it was due, the recipient no longer followed the business, or no longer consented
+    /// to its marketing.
+    ConsentWithdrawn,
+    /// When it was due, the business was no longer live and active.
+    BusinessNotLive,
+    /// It was not handed out by its `expires_at`.
+    Expired,
 }
 
 impl FailureReason {
@@ -45,6 +52,9 @@ impl FailureReason {
         FailureReason::ProviderUnavailable,
         FailureReason::ProviderTimeout,
         FailureReason::ProviderUnreachable,
+        FailureReason::ConsentWithdrawn,
+        FailureReason::BusinessNotLive,
+        FailureReason::Expired,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -54,6 +64,9 @@ impl FailureReason {
             FailureReason::ProviderUnavailable => "provider_unavailable",
             FailureReason::ProviderTimeout => "provider_timeout",
             FailureReason::ProviderUnreachable => "provider_unreachable",
+            FailureReason::ConsentWithdrawn => "consent_withdrawn",
+            FailureReason::BusinessNotLive => "business_not_live",
+            FailureReason::Expired => "expired",
         }
     }
 }

@@ -8,8 +8,12 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use super::delivery::DeliveryProvider;
-use super::outbox;
+use super::delivery::{DeliveryProvider, FailureReason};
+use super::outbox::{self, Outcome};
+use super::store;
+use crate::consent::service::ACTIVE;
+use crate::domain::{BusinessMode, BusinessStatus};
+use crate::entities::messages;
 use crate::state::Core;
 
 /// How long a leased message is ours before another dispatcher may take it.
@@ -90,14 +94,21 @@ impl Dispatcher {
 
     async fn lease(&self) -> crate::error::AppResult<Vec<Uuid>> {
         let now = self.core.clock.now_ms();
-        outbox::lease_due(
+        let leased = outbox::lease_due(
             &self.core.db,
             &self.owner,
             now,
             now + LEASE.as_millis() as i64,
             BATCH.max(self.concurrency) as u64,
         )
-        .await
+        .await?;
+        let (scheduled, mut ids): (Vec<_>, Vec<_>) = leased
+            .into_iter()
+            .partition(|(_, class)| *class == outbox::SCHEDULED);
+        let scheduled: Vec<Uuid> = scheduled.into_iter().map(|(id, _)| id).collect();
+        let mut ids: Vec<Uuid> = ids.drain(..).map(|(id, _)| id).collect();
+        ids.extend(outbox::start_scheduled(&self.core.db, &scheduled).await?);
+        Ok(ids)
     }
 
     async fn deliver_leased(&self, ids: Vec<Uuid>) {
@@ -113,11 +124,13 @@ impl Dispatcher {
         // Decided already (a lease that lapsed mid-delivery): only their outbox rows go.
         let (open, _decided): (Vec<_>, Vec<_>) =
             messages.into_iter().partition(|m| m.status == "accepted");
+        let mut outcomes = Vec::with_capacity(open.len());
+        let (open, refused) = self.due_checks(open).await?;
+        outcomes.extend(refused);
         let results = self
             .provider
             .deliver_batch(&self.core, &open, self.concurrency)
             .await;
-        let mut outcomes = Vec::with_capacity(open.len());
         let mut failed = Vec::new();
         for (message, result) in open.into_iter().zip(results) {
             match result {
@@ -149,6 +162,65 @@ impl Dispatcher {
             "message outcomes recorded"
         );
         Ok(())
+    }
+}
+
+impl Dispatcher {
+    /// The checks made again when a message is due: a message with a send time fails
+    /// `consent_withdrawn` when its recipient no longer follows the business (or, for
+    /// marketing, no longer consents) and `business_not_live` when its business is no longer
+    /// live and active; any message past its `expires_at` fails `expired`. Returns the messages
+    /// that go on, and the outcomes of the others.
+    async fn due_checks(
+        &self,
+        messages: Vec<messages::Model>,
+    ) -> crate::error::AppResult<(Vec<messages::Model>, Vec<(messages::Model, Outcome)>)> {
+        let now = self.core.clock.now();
+        let pairs: Vec<(Uuid, Uuid)> = messages
+            .iter()
+            .filter(|m| m.send_at.is_some())
+            .map(|m| (m.business_id, m.recipient_user_id))
+            .collect();
+        let (follows, businesses) = store::due_states(&self.core.db, &pairs).await?;
+        let mut go = Vec::with_capacity(messages.len());
+        let mut refused = Vec::new();
+        for message in messages {
+            let reason = if message.expires_at.is_some_and(|at| at <= now) {
+                Some(FailureReason::Expired)
+            } else if message.send_at.is_some() {
+                let live = businesses
+                    .get(&message.business_id)
+                    .is_some_and(|(status, mode)| {
+                        status == BusinessStatus::Active.as_str()
+                            && mode == BusinessMode::Live.as_str()
+                    });
+                let follow = follows.get(&(message.business_id, message.recipient_user_id));
+                let consents = message.category == "authentication"
+                    || follow.is_some_and(|(status, opt_in)| {
+                        status == ACTIVE && (message.category != "marketing" || *opt_in)
+                    });
+                if !live {
+                    Some(FailureReason::BusinessNotLive)
+                } else if !consents {
+                    Some(FailureReason::ConsentWithdrawn)
+                } else {
+                    None
+                }
+            } else {
+                None
+            };
+            match reason {
+                Some(reason) => refused.push((
+                    message,
+                    Outcome {
+                        delivered: false,
+                        reason: Some(reason.as_str().to_string()),
+                    },
+                )),
+                None => go.push(message),
+            }
+        }
+        Ok((go, refused))
     }
 }
 

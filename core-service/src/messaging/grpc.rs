@@ -23,6 +23,10 @@ fn fields(m: pb::SendMessageRequest) -> SendFields {
         body: m.body,
         message_content_json: m.message_content_json,
         idempotency_key: m.idempotency_key,
+        timing: service::RawTiming {
+            send_at: m.send_at,
+            expires_at: m.expires_at,
+        },
     }
 }
 
@@ -46,6 +50,8 @@ fn record_pb(m: messages::Model) -> pb::MessageRecord {
         completed_at: m.completed_at.map(rfc3339),
         failure_reason: m.failure_reason,
         sent_by: m.sender_user_id.map(|id| id.to_string()),
+        send_at: m.send_at.map(rfc3339),
+        expires_at: m.expires_at.map(rfc3339),
     }
 }
 
@@ -90,6 +96,10 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
             body.to.as_deref(),
             body.body.as_deref(),
             body.idempotency_key.as_deref(),
+            service::RawTiming {
+                send_at: body.send_at.clone(),
+                expires_at: body.expires_at.clone(),
+            },
         )
         .await?;
         Ok(sent(id))

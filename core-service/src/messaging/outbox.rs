@@ -14,26 +14,40 @@ use crate::entities::{inbox_messages, message_outbox, messages};
 use crate::error::AppResult;
 use crate::usage::Tally;
 
-/// Leases up to `limit` due outbox rows to `owner` until `lease_until_ms`, with one statement
-/// (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so cores never wait on each other's rows). A leased
-/// row's due time moves to its lease's end: the due index serves only rows that can be taken,
-/// and a dispatcher that died lets its rows come back when the lease lapses.
+/// The outbox's classes, in the order the dispatcher takes them.
+pub const SINGLE: i32 = 0;
+pub const SCHEDULED: i32 = 1;
+
+/// Leases up to `limit` due outbox rows to `owner` until `lease_until_ms`, with one statement:
+/// single sends due now first, then due scheduled messages, each class read in its
+/// `(class, due_at_ms)` index order (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so cores never wait
+/// on each other's rows). A leased row's due time moves to its lease's end: the due index serves
+/// only rows that can be taken, and a dispatcher that died lets its rows come back when the
+/// lease lapses. Returns each leased message with its class.
 pub async fn lease_due(
     db: &impl ConnectionTrait,
     owner: &str,
     now_ms: i64,
     lease_until_ms: i64,
     limit: u64,
-) -> AppResult<Vec<Uuid>> {
+) -> AppResult<Vec<(Uuid, i32)>> {
     let lock = match db.get_database_backend() {
         sea_orm::DbBackend::Postgres => " FOR UPDATE SKIP LOCKED",
         _ => "",
     };
+    let class = |class: i32| {
+        format!(
+            "SELECT message_id FROM (SELECT message_id FROM message_outbox \
+             WHERE class = {class} AND due_at_ms <= $3 ORDER BY due_at_ms LIMIT $4{lock}) AS c{class}"
+        )
+    };
     let sql = format!(
         "UPDATE message_outbox SET lease_until_ms = $1, due_at_ms = $1, lease_owner = $2, \
          attempts = attempts + 1 \
-         WHERE message_id IN (SELECT message_id FROM message_outbox WHERE due_at_ms <= $3 \
-         ORDER BY due_at_ms LIMIT $4{lock}) RETURNING message_id"
+         WHERE message_id IN (SELECT message_id FROM ({} UNION ALL {}) AS due LIMIT $4) \
+         RETURNING message_id, class",
+        class(SINGLE),
+        class(SCHEDULED)
     );
     let values = vec![
         lease_until_ms.into(),
@@ -44,8 +58,48 @@ pub async fn lease_due(
     db.query_all_raw(statement(db, &sql, values))
         .await?
         .iter()
-        .map(|row| Ok(row.try_get::<Uuid>("", "message_id")?))
+        .map(|row| {
+            Ok((
+                row.try_get::<Uuid>("", "message_id")?,
+                row.try_get::<i32>("", "class")?,
+            ))
+        })
         .collect()
+}
+
+/// Starts leased scheduled messages: `scheduled` becomes `accepted` (a conditional UPDATE, so
+/// a cancel and this lease never both win) with the usage totals, in one transaction. Those no
+/// longer scheduled (canceled meanwhile) lose their outbox rows. Returns the started ones.
+pub async fn start_scheduled(db: &DatabaseConnection, ids: &[Uuid]) -> AppResult<Vec<Uuid>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let txn = db.begin().await?;
+    let started = messages::Entity::update_many()
+        .col_expr(messages::Column::Status, Expr::value("accepted"))
+        .filter(messages::Column::Id.is_in(ids.iter().copied()))
+        .filter(messages::Column::Status.eq("scheduled"))
+        .exec_with_returning(&txn)
+        .await?;
+    let started_ids: Vec<Uuid> = started.iter().map(|m| m.id).collect();
+    let gone: Vec<Uuid> = ids
+        .iter()
+        .copied()
+        .filter(|id| !started_ids.contains(id))
+        .collect();
+    if !gone.is_empty() {
+        message_outbox::Entity::delete_many()
+            .filter(message_outbox::Column::MessageId.is_in(gone))
+            .exec(&txn)
+            .await?;
+    }
+    let mut tally = Tally::new();
+    for message in &started {
+        tally.started(message.business_id);
+    }
+    tally.apply(&txn).await?;
+    txn.commit().await?;
+    Ok(started_ids)
 }
 
 /// The messages with these ids.

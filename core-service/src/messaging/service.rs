@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
 use proto::ErrorCode;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
@@ -53,6 +54,76 @@ pub struct SendFields {
     pub body: Option<String>,
     pub message_content_json: Option<String>,
     pub idempotency_key: Option<String>,
+    pub timing: RawTiming,
+}
+
+/// `send_at` and `expires_at` as received (RFC 3339), part of an Idempotency-Key's content as
+/// sent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RawTiming {
+    pub send_at: Option<String>,
+    pub expires_at: Option<String>,
+}
+
+/// How far ahead `send_at` and `expires_at` may be.
+pub const MAX_AHEAD: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// When a send is handed out and until when it may be.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Timing {
+    /// As given (null when not given); a past or present time means now.
+    pub send_at: Option<DateTime<Utc>>,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+impl Timing {
+    /// Whether the message waits for its time (`scheduled`) rather than going out now.
+    pub fn scheduled(&self, now: DateTime<Utc>) -> bool {
+        self.send_at.is_some_and(|at| at > now)
+    }
+}
+
+impl RawTiming {
+    /// Checks the times against `now`: each an RFC 3339 date-time at most 30 days ahead,
+    /// `expires_at` after `send_at` (or after now without it). Errors: `invalid_request`
+    /// naming the field.
+    pub fn check(&self, now: DateTime<Utc>) -> AppResult<Timing> {
+        let bad = |field: &str, why: &str| {
+            AppError::new(ErrorCode::InvalidRequest, format!("{field}: {why}"))
+        };
+        let latest = now + chrono::TimeDelta::from_std(MAX_AHEAD).expect("30 days");
+        let parse = |field: &str, value: &Option<String>| -> AppResult<Option<DateTime<Utc>>> {
+            let Some(value) = value else {
+                return Ok(None);
+            };
+            let at = DateTime::parse_from_rfc3339(value.trim())
+                .map_err(|_| bad(field, "an RFC 3339 date-time, e.g. 2026-12-01T09:00:00Z"))?
+                .with_timezone(&Utc);
+            if at > latest {
+                return Err(bad(field, "at most 30 days ahead"));
+            }
+            Ok(Some(at))
+        };
+        let send_at = parse("send_at", &self.send_at)?;
+        let expires_at = parse("expires_at", &self.expires_at)?;
+        if let Some(expires) = expires_at {
+            let from = send_at.map_or(now, |at| at.max(now));
+            if expires <= from {
+                return Err(bad(
+                    "expires_at",
+                    if send_at.is_some() {
+                        "after send_at"
+                    } else {
+                        "in the future"
+                    },
+                ));
+            }
+        }
+        Ok(Timing {
+            send_at,
+            expires_at,
+        })
+    }
 }
 
 impl SendFields {
@@ -83,6 +154,7 @@ pub async fn send_console(
 ) -> AppResult<Uuid> {
     let console = console(core, authorization).await?;
     let outgoing = fields.parse()?;
+    let timing = fields.timing.check(core.clock.now())?;
     if outgoing.category == Category::Authentication {
         return Err(AppError::new(
             ErrorCode::AuthenticationReserved,
@@ -98,7 +170,7 @@ pub async fn send_console(
         app_id: None,
         user_id: Some(console.user.id),
     };
-    accept(core, sender, recipient, outgoing).await
+    accept(core, sender, recipient, outgoing, (fields.timing, timing)).await
 }
 
 fn require_scope(scopes: &Scopes, scope: Scope) -> AppResult<()> {
@@ -159,6 +231,7 @@ pub async fn send_app(
         return Err(mismatch());
     }
     let outgoing = parsed?;
+    let timing = fields.timing.check(core.clock.now())?;
     let scope = match outgoing.category {
         Category::Authentication => Scope::Authentication,
         Category::Utility => Scope::Utility,
@@ -174,7 +247,14 @@ pub async fn send_app(
         app_id: Some(context.app_id),
         user_id: None,
     };
-    accept(core, sender, context.recipient, outgoing).await
+    accept(
+        core,
+        sender,
+        context.recipient,
+        outgoing,
+        (fields.timing, timing),
+    )
+    .await
 }
 
 /// A service (free-form) send; `business_phone` is the business's own number.
@@ -185,6 +265,7 @@ pub async fn send_service(
     to: Option<&str>,
     body: Option<&str>,
     idempotency_key: Option<&str>,
+    raw_timing: RawTiming,
 ) -> AppResult<Uuid> {
     let parsed = content::parse_service_send(to, body, idempotency_key);
     let to = parsed.as_ref().ok().map(|o| o.to.as_str().to_string());
@@ -198,6 +279,7 @@ pub async fn send_service(
         return Err(mismatch());
     }
     let outgoing = parsed?;
+    let timing = raw_timing.check(core.clock.now())?;
     require_scope(&scopes, Scope::Service)?;
     let business = business_of(&context)?;
     require_live(&business.status, &business.mode)?;
@@ -207,17 +289,31 @@ pub async fn send_service(
         app_id: Some(context.app_id),
         user_id: None,
     };
-    accept(core, sender, context.recipient, outgoing).await
+    accept(
+        core,
+        sender,
+        context.recipient,
+        outgoing,
+        (raw_timing, timing),
+    )
+    .await
 }
 
-fn request_hash(sender: &Sender, outgoing: &Outgoing) -> String {
-    let canonical = serde_json::json!({
+fn request_hash(sender: &Sender, outgoing: &Outgoing, timing: &RawTiming) -> String {
+    let mut canonical = serde_json::json!({
         "source": sender.source.as_str(),
         "to": outgoing.to.as_str(),
         "category": outgoing.category.as_str(),
         "body": outgoing.body,
         "message_content": outgoing.content,
     });
+    // Only when given, so that keys claimed before send times existed keep their hash.
+    if let Some(send_at) = &timing.send_at {
+        canonical["send_at"] = serde_json::Value::String(send_at.clone());
+    }
+    if let Some(expires_at) = &timing.expires_at {
+        canonical["expires_at"] = serde_json::Value::String(expires_at.clone());
+    }
     hex::encode(Sha256::digest(canonical.to_string().as_bytes()))
 }
 
@@ -280,6 +376,7 @@ async fn accept(
     sender: Sender,
     recipient: store::RecipientState,
     outgoing: Outgoing,
+    (raw_timing, timing): (RawTiming, Timing),
 ) -> AppResult<Uuid> {
     let recipient_id = recipient.user_id.ok_or_else(|| {
         AppError::new(
@@ -295,7 +392,7 @@ async fn accept(
         .as_ref()
         .map(|key| store::KeyClaim {
             key: key.clone(),
-            request_hash: request_hash(&sender, &outgoing),
+            request_hash: request_hash(&sender, &outgoing, &raw_timing),
             keep_until_ms: now_ms + IDEMPOTENCY_RETENTION.as_millis() as i64,
         });
 
@@ -335,11 +432,18 @@ async fn accept(
         category: outgoing.category.as_str().to_string(),
         body: outgoing.body,
         message_content: outgoing.content.map(|c| c.to_string()),
-        status: "accepted".to_string(),
+        status: if timing.scheduled(now) {
+            "scheduled"
+        } else {
+            "accepted"
+        }
+        .to_string(),
         failure_reason: None,
         emits_event: sender.source == Source::App,
         created_at: now,
         completed_at: None,
+        send_at: timing.send_at,
+        expires_at: timing.expires_at,
     };
     let source_label = sender.source.as_str();
     let category_label = outgoing_category;
@@ -428,7 +532,7 @@ pub async fn history(
         status: crate::domain::one_of(
             "status",
             query.status.as_deref(),
-            &["accepted", "delivered", "failed"],
+            &["scheduled", "accepted", "delivered", "failed"],
         )?,
         category: crate::domain::one_of(
             "category",

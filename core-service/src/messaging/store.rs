@@ -343,12 +343,21 @@ pub async fn write_sends(
         )
         .exec_without_returning(txn)
         .await?;
-        message_outbox::Entity::insert_many(accepted.iter().map(|s| message_outbox::ActiveModel {
-            message_id: Set(s.message.id),
-            due_at_ms: Set(now_ms),
-            lease_until_ms: Set(0),
-            lease_owner: Set(None),
-            attempts: Set(0),
+        message_outbox::Entity::insert_many(accepted.iter().map(|s| {
+            // A scheduled message is due at its send time, behind single sends due now.
+            let scheduled = s.message.status == "scheduled";
+            let due = match s.message.send_at {
+                Some(at) if scheduled => at.timestamp_millis(),
+                _ => now_ms,
+            };
+            message_outbox::ActiveModel {
+                message_id: Set(s.message.id),
+                due_at_ms: Set(due),
+                lease_until_ms: Set(0),
+                lease_owner: Set(None),
+                attempts: Set(0),
+                class: Set(i32::from(scheduled)),
+            }
         }))
         .exec_without_returning(txn)
         .await?;
@@ -419,4 +428,43 @@ pub async fn find_message(
         .filter(messages::Column::BusinessId.eq(business_id))
         .one(db)
         .await?)
+}
+
+/// What the checks at a scheduled message's due time read, for many messages at once: each
+/// (business, recipient)'s follow as (status, marketing_opt_in), and each business's (status,
+/// mode).
+pub async fn due_states(
+    db: &impl ConnectionTrait,
+    pairs: &[(Uuid, Uuid)],
+) -> AppResult<(
+    HashMap<(Uuid, Uuid), (String, bool)>,
+    HashMap<Uuid, (String, String)>,
+)> {
+    use crate::entities::{business_accounts, follows};
+    if pairs.is_empty() {
+        return Ok((HashMap::new(), HashMap::new()));
+    }
+    let mut any = Condition::any();
+    for (business, user) in pairs {
+        any = any.add(
+            Condition::all()
+                .add(follows::Column::BusinessId.eq(*business))
+                .add(follows::Column::UserId.eq(*user)),
+        );
+    }
+    let follows = follows::Entity::find()
+        .filter(any)
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|f| ((f.business_id, f.user_id), (f.status, f.marketing_opt_in)))
+        .collect();
+    let businesses = business_accounts::Entity::find()
+        .filter(business_accounts::Column::Id.is_in(pairs.iter().map(|(b, _)| *b)))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|b| (b.id, (b.status, b.mode)))
+        .collect();
+    Ok((follows, businesses))
 }

@@ -31,6 +31,13 @@ pub struct MessageInput {
     /// for marketing. Exclusive with `body`.
     #[schema(value_type = Option<Object>)]
     pub message_content: Option<Value>,
+    /// RFC 3339: when to hand it out (at most 30 days ahead; past or present means now).
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub send_at: Option<Value>,
+    /// RFC 3339: never handed out after this (after `send_at`, or after now; at most 30 days
+    /// ahead).
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub expires_at: Option<Value>,
 }
 
 /// A free-form service message.
@@ -43,6 +50,13 @@ pub struct ServiceMessageInput {
     /// Plain text, 1 to 4096 characters.
     #[schema(value_type = String, min_length = 1, max_length = 4096, example = "Your table is ready.")]
     pub body: Option<Value>,
+    /// RFC 3339: when to hand it out (at most 30 days ahead; past or present means now).
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub send_at: Option<Value>,
+    /// RFC 3339: never handed out after this (after `send_at`, or after now; at most 30 days
+    /// ahead).
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub expires_at: Option<Value>,
 }
 
 /// A category send, as the document describes it: one shape per category. (The handler reads
@@ -85,6 +99,14 @@ pub struct AuthenticationMessage {
     pub message_content: AuthenticationContent,
     /// Absent or null: authentication messages carry only their code.
     pub body: Option<Null>,
+    /// When to hand it out (RFC 3339, at most 30 days ahead; past or present means now). Until
+    /// then the message is `scheduled`, and consent and the business are checked again then.
+    #[schema(format = DateTime, example = "2026-12-01T09:00:00Z")]
+    pub send_at: Option<String>,
+    /// Never handed out after this (RFC 3339; after `send_at`, or after now without it; at most
+    /// 30 days ahead): it then fails with `failure_reason` `expired`.
+    #[schema(format = DateTime)]
+    pub expires_at: Option<String>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -107,6 +129,14 @@ pub struct UtilityMessage {
     pub body: String,
     /// Absent or null: utility messages are plain text.
     pub message_content: Option<Null>,
+    /// When to hand it out (RFC 3339, at most 30 days ahead; past or present means now). Until
+    /// then the message is `scheduled`, and consent and the business are checked again then.
+    #[schema(format = DateTime, example = "2026-12-01T09:00:00Z")]
+    pub send_at: Option<String>,
+    /// Never handed out after this (RFC 3339; after `send_at`, or after now without it; at most
+    /// 30 days ahead): it then fails with `failure_reason` `expired`.
+    #[schema(format = DateTime)]
+    pub expires_at: Option<String>,
 }
 
 /// A promotion to a follower who opted in, as plain text.
@@ -121,6 +151,14 @@ pub struct MarketingTextMessage {
     pub body: String,
     /// Absent or null: `body` and `message_content` are exclusive.
     pub message_content: Option<Null>,
+    /// When to hand it out (RFC 3339, at most 30 days ahead; past or present means now). Until
+    /// then the message is `scheduled`, and consent and the business are checked again then.
+    #[schema(format = DateTime, example = "2026-12-01T09:00:00Z")]
+    pub send_at: Option<String>,
+    /// Never handed out after this (RFC 3339; after `send_at`, or after now without it; at most
+    /// 30 days ahead): it then fails with `failure_reason` `expired`.
+    #[schema(format = DateTime)]
+    pub expires_at: Option<String>,
 }
 
 /// A promotion to a follower who opted in, as structured content.
@@ -133,6 +171,14 @@ pub struct MarketingRichMessage {
     pub message_content: MarketingContent,
     /// Absent or null: `body` and `message_content` are exclusive.
     pub body: Option<Null>,
+    /// When to hand it out (RFC 3339, at most 30 days ahead; past or present means now). Until
+    /// then the message is `scheduled`, and consent and the business are checked again then.
+    #[schema(format = DateTime, example = "2026-12-01T09:00:00Z")]
+    pub send_at: Option<String>,
+    /// Never handed out after this (RFC 3339; after `send_at`, or after now without it; at most
+    /// 30 days ahead): it then fails with `failure_reason` `expired`.
+    #[schema(format = DateTime)]
+    pub expires_at: Option<String>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -215,6 +261,8 @@ fn send_request(
             .filter(|v| !v.is_null())
             .map(|v| v.to_string()),
         idempotency_key: idempotency_key(headers),
+        send_at: string_field(input.send_at, "send_at")?,
+        expires_at: string_field(input.expires_at, "expires_at")?,
     })
 }
 
@@ -305,6 +353,8 @@ pub async fn send_service(
         to: text(input.to),
         body: string_field(input.body, "body")?,
         idempotency_key: idempotency_key(&headers),
+        send_at: string_field(input.send_at, "send_at")?,
+        expires_at: string_field(input.expires_at, "expires_at")?,
     };
     let result = state
         .messaging
@@ -344,6 +394,11 @@ pub struct MessageRecord {
     /// The team member's user id for a console send; null for app and service sends.
     #[schema(format = Uuid)]
     pub sent_by: Option<String>,
+    /// As sent; null when not given.
+    #[schema(format = DateTime)]
+    pub send_at: Option<String>,
+    #[schema(format = DateTime)]
+    pub expires_at: Option<String>,
 }
 
 impl From<pb::MessageRecord> for MessageRecord {
@@ -360,6 +415,8 @@ impl From<pb::MessageRecord> for MessageRecord {
             completed_at: m.completed_at,
             failure_reason: m.failure_reason,
             sent_by: m.sent_by,
+            send_at: m.send_at,
+            expires_at: m.expires_at,
         }
     }
 }

@@ -202,6 +202,8 @@ async fn seed_messages(app: &TestApp, demo: &Demo, args: &ReadArgs) {
                 emits_event: Set(true),
                 created_at: Set(created_at),
                 completed_at: Set(Some(completed_at)),
+                send_at: Set(None),
+                expires_at: Set(None),
             });
             let succeeded = i % 20 != 19;
             let event_type = if delivered {

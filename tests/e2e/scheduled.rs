@@ -1,0 +1,306 @@
+//! Scheduled and expiring sends (DESIGN, "Scheduled, expiring and canceled sends"), with the
+//! injected clock: a send with a future `send_at` is `scheduled`, then handed out after it with
+//! its event; consent and the business are checked again when it is due; a message past its
+//! `expires_at` fails `expired`; both times are validated and part of the Idempotency-Key's
+//! content; a scheduled message survives a core restart.
+
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use core_service::clock::Clock;
+
+use crate::e2e;
+use crate::fixtures::{
+    ALL_SCOPES, Business, Receiver, follower, live_business, outcome_events, register_webhook,
+    send_console, send_service, send_v1,
+};
+use crate::harness::{RawBody, TestApp, eventually};
+
+const BIZ: &str = "+14155550100";
+const FAN: &str = "+14155550101";
+const HOUR: Duration = Duration::from_secs(3600);
+
+/// An RFC 3339 time `secs` seconds from the test clock's now.
+fn from_now(app: &TestApp, secs: i64) -> String {
+    (app.clock.now() + chrono::TimeDelta::seconds(secs))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+fn utility_at(send_at: &str) -> Value {
+    json!({ "to": FAN, "category": "utility", "body": "Your table is ready", "send_at": send_at })
+}
+
+async fn record(app: &TestApp, token: &str, id: &str) -> Value {
+    let reply = app
+        .get(&format!("/business/messages/{id}"), Some(token))
+        .await;
+    reply.assert_ok(200);
+    reply.data().clone()
+}
+
+/// The message, once it is delivered or failed.
+async fn decided(app: &TestApp, token: &str, id: &str) -> Value {
+    eventually(&format!("message {id} decided"), async || {
+        let record = record(app, token, id).await;
+        ["delivered", "failed"]
+            .contains(&record["status"].as_str().unwrap())
+            .then_some(record)
+    })
+    .await
+}
+
+/// The status the database holds (readable whatever the business's state).
+async fn stored(app: &TestApp, id: &str) -> core_service::entities::messages::Model {
+    use sea_orm::EntityTrait;
+    core_service::entities::messages::Entity::find_by_id(id.parse::<uuid::Uuid>().unwrap())
+        .one(&app.core.db)
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+async fn scheduled_send(app: &TestApp, biz: &Business, body: Value) -> String {
+    let reply = send_v1(app, biz, body, None).await;
+    reply.assert_ok(200);
+    assert_eq!(reply.data()["status"], "sent");
+    reply.data()["id"].as_str().unwrap().to_string()
+}
+
+async fn set_follow(app: &TestApp, token: &str, biz: &Business, method: Method, body: Value) {
+    let body = (method != Method::DELETE).then_some(RawBody::Json(body));
+    app.request(
+        method,
+        &format!("/businesses/{}/follow", biz.id),
+        Some(token),
+        body,
+    )
+    .await
+    .assert_ok(200);
+}
+
+e2e!(
+    scheduled_send_waits_for_send_at_then_is_delivered_with_its_event,
+    |app| async move {
+        let receiver = Receiver::start().await;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
+        let send_at = from_now(&app, 3600);
+        let id = scheduled_send(&app, &biz, utility_at(&send_at)).await;
+        let entry = record(&app, &biz.owner_token, &id).await;
+        assert_eq!(entry["status"], "scheduled");
+        assert_eq!(
+            chrono::DateTime::parse_from_rfc3339(entry["send_at"].as_str().unwrap()).unwrap(),
+            chrono::DateTime::parse_from_rfc3339(&send_at).unwrap()
+        );
+        assert!(entry["expires_at"].is_null());
+        let usage = app.get("/business/usage", Some(&biz.owner_token)).await;
+        assert_eq!(usage.data()["messages"]["scheduled"], 1);
+        assert_eq!(usage.data()["messages"]["accepted"], 0);
+        let listed = app
+            .get(
+                "/business/messages?status=scheduled",
+                Some(&biz.owner_token),
+            )
+            .await;
+        assert_eq!(listed.data()["messages"][0]["id"], id.as_str());
+        // Nothing goes out before its time.
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        assert_eq!(
+            record(&app, &biz.owner_token, &id).await["status"],
+            "scheduled"
+        );
+        assert!(receiver.received().is_empty());
+
+        app.clock.advance(HOUR + Duration::from_secs(1));
+        // An hour later the owner signs in again (access tokens last 15 minutes).
+        let token = app.login(BIZ).await["access_token"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let done = decided(&app, &token, &id).await;
+        assert_eq!(done["status"], "delivered");
+        let received = receiver.wait_for(1).await;
+        assert_eq!(received[0].json()["data"]["message_send_id"], id.as_str());
+        let usage = app.get("/business/usage", Some(&token)).await;
+        assert_eq!(usage.data()["messages"]["scheduled"], 0);
+        assert_eq!(usage.data()["messages"]["delivered"], 1);
+        assert_eq!(usage.data()["messages"]["total"], 1);
+    }
+);
+
+e2e!(
+    scheduled_send_checks_consent_again_when_due,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        let (_, fan) = follower(&app, &biz, FAN, true).await;
+        let (_, other) = follower(&app, &biz, "+14155550102", false).await;
+        let marketing = json!({
+            "to": FAN, "category": "marketing", "body": "Sale!", "send_at": from_now(&app, 600)
+        });
+        let withdrawn = scheduled_send(&app, &biz, marketing).await;
+        let utility = json!({
+            "to": "+14155550102", "category": "utility", "body": "hi", "send_at": from_now(&app, 600)
+        });
+        let unfollowed = scheduled_send(&app, &biz, utility).await;
+        // Before the time: one withdraws marketing consent, the other unfollows.
+        set_follow(
+            &app,
+            &fan,
+            &biz,
+            Method::PATCH,
+            json!({ "marketing_opt_in": false }),
+        )
+        .await;
+        set_follow(&app, &other, &biz, Method::DELETE, json!({})).await;
+        app.clock.advance(Duration::from_secs(601));
+        for id in [&withdrawn, &unfollowed] {
+            let done = decided(&app, &biz.owner_token, id).await;
+            assert_eq!(done["status"], "failed");
+            assert_eq!(done["failure_reason"], "consent_withdrawn");
+        }
+        // Each ends in exactly one message.failed with the reason.
+        let events = outcome_events(&app, &biz).await;
+        assert_eq!(events.len(), 2);
+        for event in events {
+            assert_eq!(event.event_type, "message.failed");
+            let data: Value = serde_json::from_str(&event.data).unwrap();
+            assert_eq!(data["reason"], "consent_withdrawn");
+        }
+    }
+);
+
+e2e!(
+    scheduled_send_of_a_business_suspended_meanwhile_fails_business_not_live,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        let id = scheduled_send(&app, &biz, utility_at(&from_now(&app, 60))).await;
+        app.set_business(&biz.id, None, Some("suspended")).await;
+        app.clock.advance(Duration::from_secs(61));
+        let failed = eventually("the message failed", async || {
+            let message = stored(&app, &id).await;
+            (message.status == "failed").then_some(message)
+        })
+        .await;
+        assert_eq!(failed.failure_reason.as_deref(), Some("business_not_live"));
+    }
+);
+
+e2e!(
+    a_message_not_handed_out_by_expires_at_fails_expired,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        let body = json!({
+            "to": FAN, "category": "utility", "body": "code valid 5 minutes",
+            "send_at": from_now(&app, 60), "expires_at": from_now(&app, 120),
+        });
+        let id = scheduled_send(&app, &biz, body).await;
+        let entry = record(&app, &biz.owner_token, &id).await;
+        assert!(entry["expires_at"].is_string());
+        // The dispatcher first sees it after its expiry.
+        app.clock.advance(Duration::from_secs(180));
+        let done = decided(&app, &biz.owner_token, &id).await;
+        assert_eq!(done["status"], "failed");
+        assert_eq!(done["failure_reason"], "expired");
+        let events = outcome_events(&app, &biz).await;
+        assert_eq!(events.len(), 1);
+        let data: Value = serde_json::from_str(&events[0].data).unwrap();
+        assert_eq!(data["reason"], "expired");
+    }
+);
+
+e2e!(
+    send_at_and_expires_at_are_checked_on_every_send_path,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        let day = 24 * 3600;
+        let cases: Vec<(Value, &str)> = vec![
+            (json!({ "send_at": "tomorrow" }), "send_at"),
+            (json!({ "send_at": 12 }), "send_at"),
+            (json!({ "send_at": from_now(&app, 31 * day) }), "send_at"),
+            (
+                json!({ "expires_at": from_now(&app, 31 * day) }),
+                "expires_at",
+            ),
+            (json!({ "expires_at": from_now(&app, -5) }), "expires_at"),
+            (
+                json!({ "send_at": from_now(&app, 600), "expires_at": from_now(&app, 300) }),
+                "expires_at",
+            ),
+        ];
+        for (times, field) in cases {
+            let mut v1 = json!({ "to": FAN, "category": "utility", "body": "hi" });
+            let mut service = json!({ "to": FAN, "body": "hi" });
+            for (k, v) in times.as_object().unwrap() {
+                v1[k] = v.clone();
+                service[k] = v.clone();
+            }
+            for reply in [
+                send_v1(&app, &biz, v1.clone(), None).await,
+                send_console(&app, &biz.owner_token, v1.clone(), None).await,
+                send_service(&app, &biz, service.clone(), None).await,
+            ] {
+                reply.assert_error(400, "invalid_request");
+                let detail = reply.body["detail"].as_str().unwrap();
+                assert!(detail.starts_with(field), "{times}: {detail}");
+            }
+        }
+        // A past or present send_at means now.
+        let id = scheduled_send(&app, &biz, utility_at(&from_now(&app, -60))).await;
+        assert_ne!(
+            record(&app, &biz.owner_token, &id).await["status"],
+            "scheduled"
+        );
+        let id = scheduled_send(&app, &biz, utility_at(&from_now(&app, 30 * day))).await;
+        assert_eq!(
+            record(&app, &biz.owner_token, &id).await["status"],
+            "scheduled"
+        );
+    }
+);
+
+e2e!(
+    send_at_is_part_of_an_idempotency_keys_content,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        let at = from_now(&app, 600);
+        let first = send_v1(&app, &biz, utility_at(&at), Some("k1")).await;
+        first.assert_ok(200);
+        let replay = send_v1(&app, &biz, utility_at(&at), Some("k1")).await;
+        assert_eq!(replay.data()["id"], first.data()["id"]);
+        send_v1(&app, &biz, utility_at(&from_now(&app, 900)), Some("k1"))
+            .await
+            .assert_error(409, "idempotency_key_conflict");
+        let mut expiring = utility_at(&at);
+        expiring["expires_at"] = json!(from_now(&app, 1200));
+        send_v1(&app, &biz, expiring, Some("k1"))
+            .await
+            .assert_error(409, "idempotency_key_conflict");
+    }
+);
+
+e2e!(
+    a_scheduled_message_survives_a_core_restart,
+    |app| async move {
+        let mut app = app;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        let id = scheduled_send(&app, &biz, utility_at(&from_now(&app, 120))).await;
+        app.stop_core().await;
+        app.clock.advance(Duration::from_secs(121));
+        let restarted = app.second_stack(|_| {}).await;
+        let delivered = eventually("the new core handed it out", async || {
+            let message = stored(&app, &id).await;
+            (message.status == "delivered").then_some(())
+        });
+        delivered.await;
+        drop(restarted);
+        assert_eq!(outcome_events(&app, &biz).await.len(), 1);
+    }
+);
