@@ -338,9 +338,9 @@ pub struct WebhookSettings {
 /// How long the core keeps each kind of data, and how it purges the rest.
 #[derive(Debug, Clone, Args)]
 pub struct RetentionConfig {
-    /// Days a decided message (delivered or failed) stays in the history, counted from its
-    /// acceptance; 0 keeps them forever. Undecided messages are never purged. Usage totals count
-    /// the messages kept.
+    /// Days a decided message (delivered, failed or canceled) stays in the history, counted
+    /// from its acceptance; 0 keeps them forever. Scheduled and undecided messages are never
+    /// purged. Usage totals count the messages kept.
     #[arg(long, env = "RETENTION_MESSAGES_DAYS", default_value_t = 90)]
     pub retention_messages_days: u32,
 

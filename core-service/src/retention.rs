@@ -181,7 +181,7 @@ fn class_batch(r: &RetentionConfig, class: &str) -> (Batch, Age) {
         children,
         counted: None,
     };
-    let decided = "created_at < $1 AND status IN ('delivered', 'failed')";
+    let decided = "created_at < $1 AND status IN ('delivered', 'failed', 'canceled')";
     let expired = "expires_at_ms < $1";
     match class {
         "messages" => (

@@ -157,6 +157,12 @@ impl Tally {
         self.add(business, TOTALS, Counter::Accepted, 1);
     }
 
+    /// A scheduled message canceled.
+    pub fn canceled(&mut self, business: Uuid) {
+        self.add(business, TOTALS, Counter::Scheduled, -1);
+        self.add(business, TOTALS, Counter::Canceled, 1);
+    }
+
     /// An accepted message's outcome, recorded at `now_ms`.
     pub fn decided(&mut self, business: Uuid, delivered: bool, now_ms: i64) {
         let counter = if delivered {

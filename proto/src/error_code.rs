@@ -110,6 +110,7 @@ catalogue! {
     WebhookUrlConflict = "webhook_url_conflict", AlreadyExists, 409;
     WebhookPaused = "webhook_paused", FailedPrecondition, 409;
     DeliveryNotFailed = "delivery_not_failed", FailedPrecondition, 409;
+    MessageNotCancelable = "message_not_cancelable", FailedPrecondition, 409;
     WebhookLimitReached = "webhook_limit_reached", FailedPrecondition, 409;
     // 413: the request body is larger than the gateway accepts.
     PayloadTooLarge = "payload_too_large", InvalidArgument, 413;
@@ -252,6 +253,7 @@ mod tests {
             ("delivery_not_found", 404),
             ("request_timeout", 408),
             ("delivery_not_failed", 409),
+            ("message_not_cancelable", 409),
             ("webhook_limit_reached", 409),
             ("payload_too_large", 413),
             ("request_header_too_large", 431),

@@ -118,6 +118,20 @@ impl<S: Send + Sync> FromRequestParts<S> for PathParam {
     }
 }
 
+/// Two path segments, as text (a path that does not match is 404 `not_found`).
+pub struct PathParams(pub String, pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for PathParams {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        axum::extract::Path::<(String, String)>::from_request_parts(parts, state)
+            .await
+            .map(|axum::extract::Path((a, b))| PathParams(a, b))
+            .map_err(|_| ApiError::new(ErrorCode::NotFound, "no such resource"))
+    }
+}
+
 /// A path segment that must be a UUID; anything else is no such resource (404 `not_found`).
 pub fn uuid_path(segment: &str) -> Result<String, ApiError> {
     uuid::Uuid::parse_str(segment)

@@ -136,6 +136,8 @@ pub enum MessageStatus {
     Accepted,
     Delivered,
     Failed,
+    /// Canceled while scheduled.
+    Canceled,
 }
 
 /// Where a message came from.
@@ -168,6 +170,8 @@ pub enum FailureReason {
     BusinessNotLive,
     /// It was not handed out by its `expires_at`.
     Expired,
+    /// It was canceled while scheduled.
+    Canceled,
 }
 
 /// A webhook delivery's status.

@@ -580,6 +580,25 @@ e2e!(
             .send(&app)
             .await
         );
+        let sent = call(Method::POST, "/business/messages")
+            .token(&biz.owner_token)
+            .json(json!({"to": "+14155550200", "category": "utility", "body": "now"}))
+            .send(&app)
+            .await;
+        sent.assert_ok(200);
+        expect!(
+            "message_not_cancelable",
+            call(
+                Method::POST,
+                format!(
+                    "/business/messages/{}/cancel",
+                    sent.data()["id"].as_str().unwrap()
+                )
+            )
+            .token(&biz.owner_token)
+            .send(&app)
+            .await
+        );
         call(Method::PATCH, format!("/business/webhooks/{hook_id}"))
             .token(&biz.owner_token)
             .json(json!({"active": false}))

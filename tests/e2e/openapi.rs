@@ -376,6 +376,28 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
     ("delete", "/me/grants/{client_id}", &["grant_not_found"]),
     (
         "post",
+        "/business/messages/{id}/cancel",
+        &[
+            "insufficient_role",
+            "message_not_found",
+            "message_not_cancelable",
+            "not_a_business_account",
+            "business_suspended",
+        ],
+    ),
+    (
+        "post",
+        "/v1/{businessAccountId}/messages/{id}/cancel",
+        &[
+            "invalid_app_token",
+            "app_business_mismatch",
+            "business_suspended",
+            "message_not_found",
+            "message_not_cancelable",
+        ],
+    ),
+    (
+        "post",
         "/v1/{businessAccountId}/messages",
         &[
             "invalid_app_token",

@@ -304,3 +304,136 @@ e2e!(
         assert_eq!(outcome_events(&app, &biz).await.len(), 1);
     }
 );
+
+async fn cancel_console(app: &TestApp, token: &str, id: &str) -> crate::harness::Reply {
+    app.post(
+        &format!("/business/messages/{id}/cancel"),
+        Some(token),
+        json!({}),
+    )
+    .await
+}
+
+async fn cancel_v1(app: &TestApp, biz: &Business, id: &str) -> crate::harness::Reply {
+    app.post(
+        &format!("/v1/{}/messages/{id}/cancel", biz.id),
+        Some(&biz.app_token),
+        json!({}),
+    )
+    .await
+}
+
+e2e!(
+    cancel_of_a_scheduled_v1_message_ends_it_in_one_message_failed,
+    |app| async move {
+        let receiver = Receiver::start().await;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        register_webhook(&app, &biz, &receiver.url(), &["message.failed"]).await;
+        let id = scheduled_send(&app, &biz, utility_at(&from_now(&app, 600))).await;
+        let reply = cancel_v1(&app, &biz, &id).await;
+        reply.assert_ok(200);
+        assert_eq!(reply.data()["status"], "canceled");
+        assert_eq!(reply.data()["failure_reason"], "canceled");
+        assert!(reply.data()["completed_at"].is_string());
+        // Once: a second cancel is refused, and its time never comes.
+        cancel_v1(&app, &biz, &id)
+            .await
+            .assert_error(409, "message_not_cancelable");
+        let received = receiver.wait_for(1).await;
+        let event = received[0].json();
+        assert_eq!(event["type"], "message.failed");
+        assert_eq!(event["data"]["reason"], "canceled");
+        assert_eq!(event["data"]["message_send_id"], id.as_str());
+        app.clock.advance(Duration::from_secs(601));
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        assert_eq!(stored(&app, &id).await.status, "canceled");
+        assert_eq!(outcome_events(&app, &biz).await.len(), 1);
+        let usage = app.get("/business/usage", Some(&biz.owner_token)).await;
+        assert_eq!(usage.data()["messages"]["canceled"], 1);
+        assert_eq!(usage.data()["messages"]["scheduled"], 0);
+        assert_eq!(usage.data()["messages"]["failed"], 0);
+        assert_eq!(usage.data()["messages"]["total"], 1);
+        let listed = app
+            .get("/business/messages?status=canceled", Some(&biz.owner_token))
+            .await;
+        assert_eq!(listed.data()["messages"][0]["id"], id.as_str());
+        // A message already handed out is not cancelable; an unknown one is not found; another
+        // business's app token cannot reach it.
+        let now = scheduled_send(
+            &app,
+            &biz,
+            json!({ "to": FAN, "category": "utility", "body": "now" }),
+        )
+        .await;
+        decided(&app, &biz.owner_token, &now).await;
+        cancel_v1(&app, &biz, &now)
+            .await
+            .assert_error(409, "message_not_cancelable");
+        cancel_v1(&app, &biz, &uuid::Uuid::now_v7().to_string())
+            .await
+            .assert_error(404, "message_not_found");
+        let other = live_business(&app, "+14155550190", ALL_SCOPES).await;
+        app.post(
+            &format!("/v1/{}/messages/{id}/cancel", biz.id),
+            Some(&other.app_token),
+            json!({}),
+        )
+        .await
+        .assert_error(403, "app_business_mismatch");
+    }
+);
+
+e2e!(
+    console_cancel_is_for_managers_and_the_member_who_sent_it,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        let (_, member) = app.user("+14155550150").await;
+        crate::fixtures::add_member(&app, &biz.owner_token, "+14155550150", "member").await;
+        let (_, other) = app.user("+14155550151").await;
+        crate::fixtures::add_member(&app, &biz.owner_token, "+14155550151", "member").await;
+        let later = |app: &TestApp| utility_at(&from_now(app, 600));
+        let own = send_console(&app, &member, later(&app), None).await;
+        own.assert_ok(200);
+        let own = own.data()["id"].as_str().unwrap().to_string();
+        let theirs = send_console(&app, &member, later(&app), None).await;
+        let theirs = theirs.data()["id"].as_str().unwrap().to_string();
+        // Another member may not; the sender and the owner may.
+        cancel_console(&app, &other, &own)
+            .await
+            .assert_error(403, "insufficient_role");
+        let canceled = cancel_console(&app, &member, &own).await;
+        canceled.assert_ok(200);
+        assert_eq!(canceled.data()["status"], "canceled");
+        cancel_console(&app, &biz.owner_token, &theirs)
+            .await
+            .assert_ok(200);
+        // Console sends emit no event, canceled or not.
+        assert!(outcome_events(&app, &biz).await.is_empty());
+        // An app-token cancel reaches only messages sent with app tokens.
+        let console_sent = send_console(&app, &member, later(&app), None).await;
+        let console_sent = console_sent.data()["id"].as_str().unwrap().to_string();
+        cancel_v1(&app, &biz, &console_sent)
+            .await
+            .assert_error(404, "message_not_found");
+    }
+);
+
+e2e!(
+    a_cancel_after_send_at_wins_until_a_dispatcher_leases_the_message,
+    crate::harness::Options {
+        configure: Some(std::sync::Arc::new(|c| c.delivery.dispatch_concurrency = 0)),
+        ..Default::default()
+    },
+    |app| async move {
+        // No dispatcher runs: the message is due but not leased, so the cancel wins.
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        let id = scheduled_send(&app, &biz, utility_at(&from_now(&app, 60))).await;
+        app.clock.advance(Duration::from_secs(120));
+        let reply = cancel_v1(&app, &biz, &id).await;
+        reply.assert_ok(200);
+        assert_eq!(reply.data()["status"], "canceled");
+    }
+);

@@ -43,6 +43,8 @@ pub enum FailureReason {
     BusinessNotLive,
     /// It was not handed out by its `expires_at`.
     Expired,
+    /// It was canceled while scheduled.
+    Canceled,
 }
 
 impl FailureReason {
@@ -55,6 +57,7 @@ impl FailureReason {
         FailureReason::ConsentWithdrawn,
         FailureReason::BusinessNotLive,
         FailureReason::Expired,
+        FailureReason::Canceled,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -67,6 +70,7 @@ impl FailureReason {
             FailureReason::ConsentWithdrawn => "consent_withdrawn",
             FailureReason::BusinessNotLive => "business_not_live",
             FailureReason::Expired => "expired",
+            FailureReason::Canceled => "canceled",
         }
     }
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
+use super::cancel;
 use super::service::{self, SendFields};
 use super::usage;
 use crate::caller::authorization;
@@ -130,6 +131,31 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
     ) -> Result<Response<pb::MessageRecord>, Status> {
         let message =
             service::message(&self.core, authorization(&request), &request.get_ref().id).await?;
+        Ok(Response::new(record_pb(message)))
+    }
+
+    async fn cancel_message(
+        &self,
+        request: Request<pb::GetMessageRequest>,
+    ) -> Result<Response<pb::MessageRecord>, Status> {
+        let message =
+            cancel::console_cancel(&self.core, authorization(&request), &request.get_ref().id)
+                .await?;
+        Ok(Response::new(record_pb(message)))
+    }
+
+    async fn cancel_app_message(
+        &self,
+        request: Request<pb::CancelAppMessageRequest>,
+    ) -> Result<Response<pb::MessageRecord>, Status> {
+        let body = request.get_ref();
+        let message = cancel::app_cancel(
+            &self.core,
+            authorization(&request),
+            &body.business_account_id,
+            &body.id,
+        )
+        .await?;
         Ok(Response::new(record_pb(message)))
     }
 

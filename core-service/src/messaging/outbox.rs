@@ -185,29 +185,7 @@ pub async fn record_outcomes(
         if !message.emits_event {
             continue;
         }
-        let status = if outcome.delivered {
-            "delivered"
-        } else {
-            "failed"
-        };
-        let mut data = serde_json::json!({
-            "message_send_id": message.id,
-            "category": message.category,
-            "recipient_user_id": message.recipient_user_id,
-            "status": status,
-        });
-        if let Some(reason) = &outcome.reason {
-            data["reason"] = serde_json::Value::String(reason.clone());
-        }
-        events.push(crate::events::NewEvent {
-            business_id: message.business_id,
-            event_type: if outcome.delivered {
-                "message.sent"
-            } else {
-                "message.failed"
-            },
-            data,
-        });
+        events.push(outcome_event(message, outcome));
     }
     let queued = crate::events::record_many(&txn, events, now, &mut tally).await?;
     if !done.is_empty() {
@@ -229,6 +207,76 @@ pub async fn record_outcomes(
         }
     }
     Ok((recorded.len(), queued))
+}
+
+/// The `message.sent` or `message.failed` event of a message's outcome.
+fn outcome_event(message: &messages::Model, outcome: &Outcome) -> crate::events::NewEvent {
+    let status = if outcome.delivered {
+        "delivered"
+    } else {
+        "failed"
+    };
+    let mut data = serde_json::json!({
+        "message_send_id": message.id,
+        "category": message.category,
+        "recipient_user_id": message.recipient_user_id,
+        "status": status,
+    });
+    if let Some(reason) = &outcome.reason {
+        data["reason"] = serde_json::Value::String(reason.clone());
+    }
+    crate::events::NewEvent {
+        business_id: message.business_id,
+        event_type: if outcome.delivered {
+            "message.sent"
+        } else {
+            "message.failed"
+        },
+        data,
+    }
+}
+
+/// Cancels a scheduled message, in one transaction: a conditional UPDATE from `scheduled` to
+/// `canceled` (so a cancel and a dispatcher's lease never both win), its outbox row gone, its
+/// `message.failed` (`reason` `canceled`) when it emits events, and the usage totals. Returns
+/// the message as canceled and how many deliveries were queued; None when it was no longer
+/// scheduled.
+pub async fn cancel(
+    db: &DatabaseConnection,
+    id: Uuid,
+    now: DateTime<Utc>,
+) -> AppResult<Option<(messages::Model, usize)>> {
+    let txn = db.begin().await?;
+    let Some(canceled) = messages::Entity::update_many()
+        .col_expr(messages::Column::Status, Expr::value("canceled"))
+        .col_expr(messages::Column::FailureReason, Expr::value("canceled"))
+        .col_expr(messages::Column::CompletedAt, Expr::value(now))
+        .filter(messages::Column::Id.eq(id))
+        .filter(messages::Column::Status.eq("scheduled"))
+        .exec_with_returning(&txn)
+        .await?
+        .pop()
+    else {
+        return Ok(None);
+    };
+    message_outbox::Entity::delete_many()
+        .filter(message_outbox::Column::MessageId.eq(id))
+        .exec(&txn)
+        .await?;
+    let mut tally = Tally::new();
+    tally.canceled(canceled.business_id);
+    let mut queued = 0;
+    if canceled.emits_event {
+        let outcome = Outcome {
+            delivered: false,
+            reason: Some("canceled".to_string()),
+        };
+        let event = outcome_event(&canceled, &outcome);
+        queued = crate::events::record_many(&txn, vec![event], now, &mut tally).await?;
+    }
+    tally.apply(&txn).await?;
+    txn.commit().await?;
+    Ok(Some((canceled, queued)))
 }
 
 /// Stores messages in their recipients' inboxes (once each, whatever the retries).

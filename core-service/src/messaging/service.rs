@@ -532,7 +532,7 @@ pub async fn history(
         status: crate::domain::one_of(
             "status",
             query.status.as_deref(),
-            &["scheduled", "accepted", "delivered", "failed"],
+            &["scheduled", "accepted", "delivered", "failed", "canceled"],
         )?,
         category: crate::domain::one_of(
             "category",

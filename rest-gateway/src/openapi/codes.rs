@@ -89,6 +89,22 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
         ]
         .concat(),
         ("get", "/business/messages/{id}") => [&console[..], &[E::MessageNotFound]].concat(),
+        ("post", "/business/messages/{id}/cancel") => [
+            &console[..],
+            &[
+                E::InsufficientRole,
+                E::MessageNotFound,
+                E::MessageNotCancelable,
+            ],
+        ]
+        .concat(),
+        ("post", "/v1/{businessAccountId}/messages/{id}/cancel") => vec![
+            E::InvalidAppToken,
+            E::AppBusinessMismatch,
+            E::BusinessSuspended,
+            E::MessageNotFound,
+            E::MessageNotCancelable,
+        ],
         ("post", "/business/team") => [
             &editor[..],
             &[

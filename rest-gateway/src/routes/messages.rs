@@ -495,6 +495,60 @@ pub async fn get_message(
     Ok(ok(StatusCode::OK, MessageRecord::from(message)))
 }
 
+/// Cancel a `scheduled` message: it becomes `canceled` (`failure_reason` `canceled`). The
+/// owner or an admin may cancel any; a member only the ones they sent.
+#[utoipa::path(post, path = "/business/messages/{id}/cancel", tag = "messages",
+    security(("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
+    responses(
+        (status = 200, description = "The message, now `canceled`", body = Envelope<MessageRecord>),
+    ))]
+pub async fn cancel_console(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    PathParam(id): PathParam,
+) -> ApiResult {
+    let request = pb::GetMessageRequest {
+        id: uuid_path(&id)?,
+    };
+    let message = state
+        .messaging
+        .clone()
+        .cancel_message(ctx.request(request))
+        .await?
+        .into_inner();
+    Ok(ok(StatusCode::OK, MessageRecord::from(message)))
+}
+
+/// Cancel a `scheduled` message this business sent with an app token (any scope). A message
+/// that emits events ends in one `message.failed` with `reason` `canceled`.
+#[utoipa::path(post, path = "/v1/{businessAccountId}/messages/{id}/cancel", tag = "messages",
+    security(("app_token" = [])),
+    params(
+        ("businessAccountId" = String, Path, format = Uuid),
+        ("id" = String, Path, format = Uuid),
+    ),
+    responses(
+        (status = 200, description = "The message, now `canceled`", body = Envelope<MessageRecord>),
+    ))]
+pub async fn cancel_app(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    crate::extract::PathParams(business_account_id, id): crate::extract::PathParams,
+) -> ApiResult {
+    let request = pb::CancelAppMessageRequest {
+        business_account_id: uuid_path(&business_account_id)?,
+        id: uuid_path(&id)?,
+    };
+    let message = state
+        .messaging
+        .clone()
+        .cancel_app_message(ctx.request(request))
+        .await?
+        .into_inner();
+    Ok(ok(StatusCode::OK, MessageRecord::from(message)))
+}
+
 /// Kept messages: `total` counts every status, `failed` excludes `canceled`.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct MessageTotals {

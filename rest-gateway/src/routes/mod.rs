@@ -48,6 +48,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(apps::delete_app))
         .routes(routes!(messages::history, messages::send_console))
         .routes(routes!(messages::get_message))
+        .routes(routes!(messages::cancel_console))
+        .routes(routes!(messages::cancel_app))
         .routes(routes!(messages::send_app))
         .routes(routes!(messages::send_service))
         .routes(routes!(messages::usage))

@@ -1,0 +1,114 @@
+//! Cancel (DESIGN, "Scheduled, expiring and canceled sends"): a `scheduled` message becomes
+//! `canceled` (`failure_reason` `canceled`), on the console by its business's owner or an admin
+//! or the member who sent it, and with an app token for the messages its business sent with app
+//! tokens. A message that emits events ends in exactly one `message.failed` (`reason`
+//! `canceled`). Anything but `scheduled` is 409 `message_not_cancelable`.
+
+use proto::ErrorCode;
+use uuid::Uuid;
+
+use super::outbox;
+use super::store;
+use crate::caller::{app_token, console, invalid_app_token};
+use crate::domain::BusinessStatus;
+use crate::entities::messages;
+use crate::error::{AppError, AppResult};
+use crate::identity::tokens::hash_token;
+use crate::state::Core;
+
+fn not_found() -> AppError {
+    AppError::new(ErrorCode::MessageNotFound, "no such message")
+}
+
+fn not_cancelable(status: &str) -> AppError {
+    AppError::new(
+        ErrorCode::MessageNotCancelable,
+        format!("only a scheduled message can be canceled; this one is {status}"),
+    )
+}
+
+/// Cancels a scheduled message of the caller's business.
+///
+/// Errors: `unauthorized`, `account_suspended`, `not_a_business_account`, `business_suspended`,
+/// `message_not_found`, `insufficient_role` (a member canceling another's message),
+/// `message_not_cancelable`.
+pub async fn console_cancel(
+    core: &Core,
+    authorization: Option<&str>,
+    id: &str,
+) -> AppResult<messages::Model> {
+    let console = console(core, authorization).await?;
+    console.require_active_business()?;
+    let id = Uuid::parse_str(id.trim()).map_err(|_| not_found())?;
+    let message = store::find_message(&core.db, console.business.id, id)
+        .await?
+        .ok_or_else(not_found)?;
+    if console.require_manager().is_err() && message.sender_user_id != Some(console.user.id) {
+        return Err(AppError::new(
+            ErrorCode::InsufficientRole,
+            "only the owner, an admin or the member who sent it can cancel this message",
+        ));
+    }
+    cancel(core, message).await
+}
+
+/// Cancels a scheduled message that the app token's business sent with an app token.
+///
+/// Errors: `invalid_app_token`, `app_business_mismatch`, `business_suspended`,
+/// `message_not_found`, `message_not_cancelable`.
+pub async fn app_cancel(
+    core: &Core,
+    authorization: Option<&str>,
+    business_account_id: &str,
+    id: &str,
+) -> AppResult<messages::Model> {
+    let token = app_token(authorization)?;
+    let context = core
+        .send_reads
+        .read(hash_token(token), None)
+        .await?
+        .ok_or_else(invalid_app_token)?;
+    if Uuid::parse_str(business_account_id.trim()).ok() != Some(context.business_id) {
+        return Err(AppError::new(
+            ErrorCode::AppBusinessMismatch,
+            "this app token belongs to another business",
+        ));
+    }
+    let business = context
+        .business
+        .as_ref()
+        .ok_or_else(|| AppError::new(ErrorCode::BusinessNotFound, "no such business"))?;
+    if BusinessStatus::from_db(&business.status)? == BusinessStatus::Suspended {
+        return Err(AppError::new(
+            ErrorCode::BusinessSuspended,
+            "this business account is suspended",
+        ));
+    }
+    let id = Uuid::parse_str(id.trim()).map_err(|_| not_found())?;
+    let message = store::find_message(&core.db, context.business_id, id)
+        .await?
+        .filter(|m| m.app_id.is_some())
+        .ok_or_else(not_found)?;
+    cancel(core, message).await
+}
+
+async fn cancel(core: &Core, message: messages::Model) -> AppResult<messages::Model> {
+    if message.status != "scheduled" {
+        return Err(not_cancelable(&message.status));
+    }
+    match outbox::cancel(&core.db, message.id, core.clock.now()).await? {
+        Some((canceled, queued)) => {
+            if queued > 0 {
+                core.webhook_wakeup.wake().await;
+            }
+            Ok(canceled)
+        }
+        // A dispatcher leased it in the meantime.
+        None => {
+            let now = store::find_message(&core.db, message.business_id, message.id)
+                .await?
+                .map_or_else(|| "gone".to_string(), |m| m.status);
+            Err(not_cancelable(&now))
+        }
+    }
+}
