@@ -13,10 +13,10 @@ use core_service::clock::Clock;
 
 use crate::e2e;
 use crate::fixtures::{
-    ALL_SCOPES, Business, Receiver, follower, live_business, outcome_events, register_webhook,
-    send_console, send_service, send_v1,
+    ALL_SCOPES, Business, Receiver, follow_call, follower, live_business, outcome_events,
+    register_webhook, send_console, send_service, send_v1,
 };
-use crate::harness::{RawBody, TestApp, eventually};
+use crate::harness::{TestApp, eventually};
 
 const BIZ: &str = "+14155550100";
 const FAN: &str = "+14155550101";
@@ -66,18 +66,6 @@ async fn scheduled_send(app: &TestApp, biz: &Business, body: Value) -> String {
     reply.assert_ok(200);
     assert_eq!(reply.data()["status"], "sent");
     reply.data()["id"].as_str().unwrap().to_string()
-}
-
-async fn set_follow(app: &TestApp, token: &str, biz: &Business, method: Method, body: Value) {
-    let body = (method != Method::DELETE).then_some(RawBody::Json(body));
-    app.request(
-        method,
-        &format!("/businesses/{}/follow", biz.id),
-        Some(token),
-        body,
-    )
-    .await
-    .assert_ok(200);
 }
 
 e2e!(
@@ -146,7 +134,7 @@ e2e!(
         });
         let unfollowed = scheduled_send(&app, &biz, utility).await;
         // Before the time: one withdraws marketing consent, the other unfollows.
-        set_follow(
+        follow_call(
             &app,
             &fan,
             &biz,
@@ -154,7 +142,7 @@ e2e!(
             json!({ "marketing_opt_in": false }),
         )
         .await;
-        set_follow(&app, &other, &biz, Method::DELETE, json!({})).await;
+        follow_call(&app, &other, &biz, Method::DELETE, json!({})).await;
         app.clock.advance(Duration::from_secs(601));
         for id in [&withdrawn, &unfollowed] {
             let done = decided(&app, &biz.owner_token, id).await;

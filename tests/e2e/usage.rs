@@ -14,8 +14,9 @@ use serde_json::{Value, json};
 
 use crate::e2e;
 use crate::fixtures::{
-    ALL_SCOPES, Business, Receiver, add_member, follower, live_business, purge, register_webhook,
-    send_console, send_utility, send_v1, sends_per_second, settled, utility, wait_delivery,
+    ALL_SCOPES, Business, Receiver, add_member, follow_call, follower, live_business, purge,
+    register_webhook, send_console, send_utility, send_v1, sends_per_second, settled, utility,
+    wait_delivery,
 };
 use crate::harness::{Options, TestApp, eventually};
 
@@ -112,19 +113,6 @@ async fn later(app: &TestApp, biz: &mut Business, by: Duration) {
         .to_string();
 }
 
-async fn set_follow(app: &TestApp, token: &str, biz: &Business, method: Method, opt_in: bool) {
-    let body = (method != Method::DELETE)
-        .then(|| crate::harness::RawBody::Json(json!({ "marketing_opt_in": opt_in })));
-    app.request(
-        method,
-        &format!("/businesses/{}/follow", biz.id),
-        Some(token),
-        body,
-    )
-    .await
-    .assert_ok(200);
-}
-
 /// Follows, consent changes, sends with both outcomes and webhook attempts that succeed and
 /// fail: one of everything the counters count. Returns the business.
 async fn activity(app: &TestApp, receiver: &Receiver) -> Business {
@@ -132,9 +120,30 @@ async fn activity(app: &TestApp, receiver: &Receiver) -> Business {
     let (_, fan) = follower(app, &biz, "+14155550101", true).await;
     follower(app, &biz, "+14155550102", false).await;
     let (_, leaver) = follower(app, &biz, "+14155550103", true).await;
-    set_follow(app, &fan, &biz, Method::PATCH, false).await;
-    set_follow(app, &fan, &biz, Method::PATCH, true).await;
-    set_follow(app, &leaver, &biz, Method::DELETE, false).await;
+    follow_call(
+        app,
+        &fan,
+        &biz,
+        Method::PATCH,
+        json!({ "marketing_opt_in": false }),
+    )
+    .await;
+    follow_call(
+        app,
+        &fan,
+        &biz,
+        Method::PATCH,
+        json!({ "marketing_opt_in": true }),
+    )
+    .await;
+    follow_call(
+        app,
+        &leaver,
+        &biz,
+        Method::DELETE,
+        json!({ "marketing_opt_in": false }),
+    )
+    .await;
     register_webhook(
         app,
         &biz,

@@ -69,10 +69,7 @@ pub async fn app_cancel(
         .await?
         .ok_or_else(invalid_app_token)?;
     if Uuid::parse_str(business_account_id.trim()).ok() != Some(context.business_id) {
-        return Err(AppError::new(
-            ErrorCode::AppBusinessMismatch,
-            "this app token belongs to another business",
-        ));
+        return Err(super::service::mismatch());
     }
     let business = context
         .business

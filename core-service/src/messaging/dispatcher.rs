@@ -102,11 +102,15 @@ impl Dispatcher {
             BATCH.max(self.concurrency) as u64,
         )
         .await?;
-        let (scheduled, mut ids): (Vec<_>, Vec<_>) = leased
-            .into_iter()
-            .partition(|(_, class)| *class == outbox::SCHEDULED);
-        let scheduled: Vec<Uuid> = scheduled.into_iter().map(|(id, _)| id).collect();
-        let mut ids: Vec<Uuid> = ids.drain(..).map(|(id, _)| id).collect();
+        let mut ids = Vec::with_capacity(leased.len());
+        let mut scheduled = Vec::new();
+        for (id, class) in leased {
+            if class == outbox::SCHEDULED {
+                scheduled.push(id);
+            } else {
+                ids.push(id);
+            }
+        }
         ids.extend(outbox::start_scheduled(&self.core.db, &scheduled).await?);
         Ok(ids)
     }

@@ -184,7 +184,7 @@ fn require_scope(scopes: &Scopes, scope: Scope) -> AppResult<()> {
     }
 }
 
-fn mismatch() -> AppError {
+pub(super) fn mismatch() -> AppError {
     AppError::new(
         ErrorCode::AppBusinessMismatch,
         "this app token belongs to another business",
