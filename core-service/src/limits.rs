@@ -78,11 +78,6 @@ pub struct Limiter {
     clock: SharedClock,
 }
 
-pub(crate) enum Attempt {
-    Taken,
-    Refused(Duration),
-}
-
 impl Limiter {
     pub fn new(db: DatabaseConnection, clock: SharedClock) -> Self {
         Limiter { db, clock }
@@ -266,18 +261,28 @@ impl Limiter {
     }
 }
 
-/// Takes one unit of `key` at `now` (µs) with one conditional UPDATE, inserting the key when it
-/// is new.
-pub(crate) async fn take(
-    db: &impl ConnectionTrait,
+/// Locks `key`'s row until the end of `txn`, creating it (kept until `expires_at_ms`): the
+/// transactions that check one thing against stored rows (the service limit of a recipient)
+/// take turns on it, so each sees what the one before it wrote. One statement.
+pub(crate) async fn hold(
+    txn: &impl ConnectionTrait,
     key: &str,
-    rate: Rate,
-    now: i64,
-) -> AppResult<Attempt> {
-    match take_units(db, key, rate, 1, now).await? {
-        Ok(_) => Ok(Attempt::Taken),
-        Err(wait) => Ok(Attempt::Refused(wait)),
-    }
+    expires_at_ms: i64,
+) -> AppResult<()> {
+    let row = rate_limits::ActiveModel {
+        key: Set(key.to_string()),
+        value: Set(0),
+        expires_at_ms: Set(expires_at_ms),
+    };
+    rate_limits::Entity::insert(row)
+        .on_conflict(
+            OnConflict::column(rate_limits::Column::Key)
+                .update_column(rate_limits::Column::ExpiresAtMs)
+                .to_owned(),
+        )
+        .exec_without_returning(txn)
+        .await?;
+    Ok(())
 }
 
 /// Takes `units` units of `key` at once (`units` at most the rate's count), or none. Returns

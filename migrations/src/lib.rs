@@ -17,6 +17,7 @@ mod m20261124_000008_retention;
 mod m20261125_000009_audience;
 mod m20261126_000010_usage_counters;
 mod m20261127_000011_scheduling;
+mod m20261128_000012_service_times;
 
 pub struct Migrator;
 
@@ -35,6 +36,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000009_audience::Migration),
             Box::new(m20261126_000010_usage_counters::Migration),
             Box::new(m20261127_000011_scheduling::Migration),
+            Box::new(m20261128_000012_service_times::Migration),
         ]
     }
 }

@@ -425,3 +425,166 @@ e2e!(
         assert_eq!(reply.data()["status"], "canceled");
     }
 );
+
+e2e!(
+    a_leased_message_is_no_longer_cancelable,
+    crate::harness::Options {
+        configure: Some(std::sync::Arc::new(|c| c.delivery.dispatch_concurrency = 0)),
+        ..Default::default()
+    },
+    |app| async move {
+        // A dispatcher leases the due message (and then, say, stops before handing it out):
+        // the lease's conditional UPDATE won, so the cancel's finds nothing to change.
+        use core_service::messaging::outbox;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        let id = scheduled_send(&app, &biz, utility_at(&from_now(&app, 60))).await;
+        app.clock.advance(Duration::from_secs(61));
+        let now_ms = app.clock.now_ms();
+        let leased = outbox::lease_due(&app.core.db, "test", now_ms, now_ms + 30_000, 10)
+            .await
+            .unwrap();
+        let ids: Vec<uuid::Uuid> = leased.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids, vec![id.parse::<uuid::Uuid>().unwrap()]);
+        let started = outbox::start_scheduled(&app.core.db, &ids).await.unwrap();
+        assert_eq!(started, ids);
+        assert_eq!(stored(&app, &id).await.status, "accepted");
+        cancel_v1(&app, &biz, &id)
+            .await
+            .assert_error(409, "message_not_cancelable");
+        cancel_console(&app, &biz.owner_token, &id)
+            .await
+            .assert_error(409, "message_not_cancelable");
+        assert_eq!(stored(&app, &id).await.status, "accepted");
+    }
+);
+
+e2e!(
+    single_sends_overtake_a_backlog_of_due_scheduled_messages,
+    crate::harness::Options {
+        configure: Some(std::sync::Arc::new(|c| c.delivery.dispatch_concurrency = 0)),
+        ..Default::default()
+    },
+    |app| async move {
+        use core_service::messaging::outbox;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        let mut backlog = Vec::new();
+        for _ in 0..12 {
+            backlog.push(scheduled_send(&app, &biz, utility_at(&from_now(&app, 60))).await);
+        }
+        // Long past their time (a dispatcher was down): all twelve are due, the oldest due
+        // times of the outbox; then three single sends arrive.
+        app.clock.advance(Duration::from_secs(600));
+        let mut singles = Vec::new();
+        for _ in 0..3 {
+            singles.push(
+                scheduled_send(
+                    &app,
+                    &biz,
+                    json!({ "to": FAN, "category": "utility", "body": "now" }),
+                )
+                .await,
+            );
+        }
+        let now_ms = app.clock.now_ms();
+        let first = outbox::lease_due(&app.core.db, "test", now_ms, now_ms + 30_000, 5)
+            .await
+            .unwrap();
+        let mut leased: Vec<String> = first.iter().map(|(id, _)| id.to_string()).collect();
+        assert_eq!(leased.len(), 5);
+        // All three single sends, and two of the backlog (by class: 0 single, 1 scheduled).
+        for single in &singles {
+            assert!(leased.contains(single), "{single} not leased first");
+        }
+        let classes: Vec<i32> = first
+            .iter()
+            .filter(|(id, _)| !singles.contains(&id.to_string()))
+            .map(|(_, class)| *class)
+            .collect();
+        assert_eq!(classes, vec![1, 1]);
+        // The rest of the backlog follows in later leases.
+        let rest = outbox::lease_due(&app.core.db, "test", now_ms, now_ms + 30_000, 100)
+            .await
+            .unwrap();
+        leased.extend(rest.iter().map(|(id, _)| id.to_string()));
+        leased.sort();
+        let mut all: Vec<String> = backlog.into_iter().chain(singles).collect();
+        all.sort();
+        assert_eq!(leased, all);
+    }
+);
+
+/// A service send to `FAN` at `send_at` (now without one).
+async fn service_at(app: &TestApp, biz: &Business, send_at: Option<&str>) -> crate::harness::Reply {
+    let mut body = json!({ "to": FAN, "body": "Your order shipped" });
+    if let Some(at) = send_at {
+        body["send_at"] = json!(at);
+    }
+    send_service(app, biz, body, None).await
+}
+
+e2e!(
+    the_service_limit_holds_between_effective_times,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        let (_, fan) = follower(&app, &biz, FAN, false).await;
+        let day = 24 * 3600;
+        let tomorrow = from_now(&app, day);
+        // A message scheduled for tomorrow does not block one now...
+        let scheduled = service_at(&app, &biz, Some(&tomorrow)).await;
+        scheduled.assert_ok(200);
+        let scheduled = scheduled.data()["id"].as_str().unwrap().to_string();
+        service_at(&app, &biz, None).await.assert_ok(200);
+        // ...but blocks one less than a minute from it, either side, until that other time
+        // plus 60 s.
+        for offset in [-59, 30, 59] {
+            let refused = service_at(&app, &biz, Some(&from_now(&app, day + offset))).await;
+            refused.assert_error(429, "business_send_rate_limited");
+            assert_eq!(
+                refused.retry_after(),
+                Some(day as u64 + 60),
+                "offset {offset}"
+            );
+        }
+        // A minute apart is allowed (and then blocks its own neighbourhood).
+        service_at(&app, &biz, Some(&from_now(&app, day + 60)))
+            .await
+            .assert_ok(200);
+        let refused = service_at(&app, &biz, Some(&from_now(&app, day + 90))).await;
+        refused.assert_error(429, "business_send_rate_limited");
+        assert_eq!(refused.retry_after(), Some(day as u64 + 120));
+        // One now within the minute of the send just made is refused until that one's time
+        // plus 60 s; a scheduled time a minute on is fine.
+        let refused = service_at(&app, &biz, Some(&from_now(&app, 30))).await;
+        refused.assert_error(429, "business_send_rate_limited");
+        assert_eq!(refused.retry_after(), Some(60));
+        // (61: the clock's now has a fraction of a second that `from_now` drops.)
+        service_at(&app, &biz, Some(&from_now(&app, 61)))
+            .await
+            .assert_ok(200);
+        // A canceled message frees its time: tomorrow's is canceled, and a send 30 s after it
+        // (still within a minute of nothing else) goes through.
+        cancel_console(&app, &biz.owner_token, &scheduled)
+            .await
+            .assert_ok(200);
+        service_at(&app, &biz, Some(&from_now(&app, day - 30)))
+            .await
+            .assert_ok(200);
+        // Other businesses and other recipients are separate.
+        let other = live_business(&app, "+14155550190", ALL_SCOPES).await;
+        app.request(
+            Method::PUT,
+            &format!("/businesses/{}/follow", other.id),
+            Some(&fan),
+            Some(crate::harness::RawBody::Json(json!({}))),
+        )
+        .await
+        .assert_ok(200);
+        service_at(&app, &other, None).await.assert_ok(200);
+        follower(&app, &biz, "+14155550102", false).await;
+        let mut body = json!({ "to": "+14155550102", "body": "Your order shipped" });
+        body["send_at"] = json!(from_now(&app, 30));
+        send_service(&app, &biz, body, None).await.assert_ok(200);
+    }
+);

@@ -25,8 +25,6 @@ use crate::state::Core;
 
 /// How long an Idempotency-Key is remembered.
 pub const IDEMPOTENCY_RETENTION: Duration = Duration::from_secs(24 * 3600);
-/// Service messages per recipient per business.
-pub const SERVICE_RATE: Rate = Rate::per(1, Duration::from_secs(60));
 
 /// Where a send came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -415,12 +413,8 @@ async fn accept(
 
     let id = Uuid::now_v7();
     let outgoing_category = outgoing.category.as_str();
-    let limit = (outgoing.category == Category::Service).then(|| {
-        (
-            format!("send:service:{}:{}", sender.business_id, recipient_id),
-            SERVICE_RATE,
-        )
-    });
+    let service_limit = (outgoing.category == Category::Service)
+        .then(|| format!("send:service:{}:{}", sender.business_id, recipient_id));
     let message = messages::Model {
         id,
         business_id: sender.business_id,
@@ -452,7 +446,7 @@ async fn accept(
         .write(store::NewSend {
             message,
             key,
-            limit,
+            service_limit,
         })
         .await;
     let answer = match written {
@@ -474,7 +468,7 @@ async fn accept(
             AppError::retry_after(
                 ErrorCode::BusinessSendRateLimited,
                 wait,
-                "one service message per recipient per minute",
+                "one service message per recipient per minute of send time",
             )
         }),
         Err(err) => Err(err),

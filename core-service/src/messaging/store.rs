@@ -3,7 +3,7 @@
 //! counts). The dispatcher's queries are in `outbox.rs`. No rules here.
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::sea_query::{Expr, ExprTrait as _, OnConflict};
 use std::collections::HashMap;
 
 use sea_orm::{
@@ -157,8 +157,10 @@ pub async fn live_key(
 pub struct NewSend {
     pub message: messages::Model,
     pub key: Option<KeyClaim>,
-    /// An exact per-request limit taken in the same transaction (service sends).
-    pub limit: Option<(String, crate::limits::Rate)>,
+    /// For a service send, the key of its recipient's limit row: the send is checked against
+    /// the recipient's other service messages in the same transaction (see
+    /// [`SERVICE_SPACING`]).
+    pub service_limit: Option<String>,
 }
 
 /// An Idempotency-Key claimed by a send.
@@ -307,26 +309,48 @@ pub async fn write_sends(
             }
         }
     }
-    let now_us = now_ms * 1000;
-    for (i, send) in sends.iter().enumerate() {
-        let Some((key, rate)) = &send.limit else {
-            continue;
-        };
-        if written[i] != Written::Accepted {
-            continue;
+    // The service limit, recipient by recipient in a fixed order (rows are locked in it).
+    let mut limited: Vec<usize> = (0..sends.len())
+        .filter(|&i| sends[i].service_limit.is_some() && written[i] == Written::Accepted)
+        .collect();
+    limited.sort_by(|&a, &b| sends[a].service_limit.cmp(&sends[b].service_limit));
+    let mut held: Option<&str> = None;
+    let mut batch_times: HashMap<(Uuid, Uuid), Vec<DateTime<Utc>>> = HashMap::new();
+    for i in limited {
+        let send = &sends[i];
+        let key = send.service_limit.as_deref().expect("limited");
+        let at = effective_time(&send.message);
+        if held != Some(key) {
+            let keep_until = Ord::max(at.timestamp_millis(), now_ms) + SERVICE_SPACING_MS;
+            crate::limits::hold(txn, key, keep_until).await?;
+            held = Some(key);
         }
-        if let crate::limits::Attempt::Refused(wait) =
-            crate::limits::take(txn, key, *rate, now_us).await?
-        {
-            written[i] = Written::Limited(wait);
-            if let Some(claim) = &send.key {
-                idempotency_keys::Entity::delete_many()
-                    .filter(idempotency_keys::Column::BusinessId.eq(send.message.business_id))
-                    .filter(idempotency_keys::Column::Key.eq(claim.key.clone()))
-                    .filter(idempotency_keys::Column::MessageId.eq(send.message.id))
-                    .exec(txn)
-                    .await?;
+        let message = &send.message;
+        let pair = (message.business_id, message.recipient_user_id);
+        let in_batch = batch_times
+            .get(&pair)
+            .into_iter()
+            .flatten()
+            .filter(|other| near(**other, at))
+            .max()
+            .copied();
+        let stored = latest_service_time_near(txn, message, at).await?;
+        match Ord::max(in_batch, stored) {
+            Some(other) => {
+                let free_at_ms = other.timestamp_millis() + SERVICE_SPACING_MS;
+                let wait =
+                    std::time::Duration::from_millis(Ord::max(free_at_ms - now_ms, 1000) as u64);
+                written[i] = Written::Limited(wait);
+                if let Some(claim) = &send.key {
+                    idempotency_keys::Entity::delete_many()
+                        .filter(idempotency_keys::Column::BusinessId.eq(message.business_id))
+                        .filter(idempotency_keys::Column::Key.eq(claim.key.clone()))
+                        .filter(idempotency_keys::Column::MessageId.eq(message.id))
+                        .exec(txn)
+                        .await?;
+                }
             }
+            None => batch_times.entry(pair).or_default().push(at),
         }
     }
     let accepted: Vec<&NewSend> = sends
@@ -374,6 +398,52 @@ pub async fn write_sends(
         tally.apply(txn).await?;
     }
     Ok(written)
+}
+
+/// The service limit: a business's service messages to one recipient are at least this far
+/// apart in effective time, a canceled one not counting.
+pub const SERVICE_SPACING: std::time::Duration = std::time::Duration::from_secs(60);
+const SERVICE_SPACING_MS: i64 = SERVICE_SPACING.as_millis() as i64;
+
+/// A message's effective time: its `send_at`, or when it was accepted when that is later (no
+/// `send_at`, or one already past).
+pub fn effective_time(message: &messages::Model) -> DateTime<Utc> {
+    message
+        .send_at
+        .map_or(message.created_at, |at| Ord::max(at, message.created_at))
+}
+
+/// The stored expression of [`effective_time`], spelled as the partial index
+/// `idx_messages_service_recipient` spells it so both databases read that index.
+const EFFECTIVE_TIME_SQL: &str = "CASE WHEN send_at > created_at THEN send_at ELSE created_at END";
+
+fn near(a: DateTime<Utc>, b: DateTime<Utc>) -> bool {
+    (a - b).num_milliseconds().abs() < SERVICE_SPACING_MS
+}
+
+/// The latest effective time among the stored service messages of `message`'s business to its
+/// recipient, not canceled, less than [`SERVICE_SPACING`] from `at`. One index range read.
+async fn latest_service_time_near(
+    txn: &DatabaseTransaction,
+    message: &messages::Model,
+    at: DateTime<Utc>,
+) -> AppResult<Option<DateTime<Utc>>> {
+    let spacing = chrono::TimeDelta::milliseconds(SERVICE_SPACING_MS);
+    let effective = || Expr::cust(EFFECTIVE_TIME_SQL);
+    let times: Vec<DateTime<Utc>> = messages::Entity::find()
+        .select_only()
+        .column_as(effective(), "effective_at")
+        .filter(messages::Column::BusinessId.eq(message.business_id))
+        .filter(messages::Column::RecipientUserId.eq(message.recipient_user_id))
+        // A literal, so the partial index's condition is seen to hold.
+        .filter(Expr::cust("category = 'service'"))
+        .filter(effective().gt(at - spacing))
+        .filter(effective().lt(at + spacing))
+        .filter(messages::Column::Status.ne("canceled"))
+        .into_tuple()
+        .all(txn)
+        .await?;
+    Ok(times.into_iter().max())
 }
 
 /// Filters of the history (None: any).
