@@ -69,7 +69,7 @@ function badge(text, kind = '') {
 const STATUS_KIND = {
   delivered: 'ok', succeeded: 'ok', active: 'ok', live: 'ok',
   failed: 'bad', suspended: 'bad', paused: 'warn', retrying: 'warn', pending: 'warn',
-  sandbox: 'warn', accepted: '',
+  sandbox: 'warn', accepted: '', scheduled: 'warn', canceled: '',
 };
 
 function status(text) {
@@ -523,30 +523,106 @@ async function deliveriesPage() {
 
 // ---- messages and usage ----
 
+// Why a message failed, in words (the code stays in the page for support).
+const REASON_TEXT = {
+  recipient_inactive: 'the recipient\'s account is not active',
+  provider_rejected: 'the delivery provider refused it',
+  provider_unavailable: 'the delivery provider kept answering with errors',
+  provider_timeout: 'the delivery provider did not answer in time',
+  provider_unreachable: 'the delivery provider could not be reached',
+  consent_withdrawn: 'the recipient unfollowed or withdrew consent before the send time',
+  business_not_live: 'the business was no longer live and active at the send time',
+  expired: 'it was not sent before it expired',
+  canceled: 'canceled before it was sent',
+};
+
+function reason(code) {
+  if (!code) return '';
+  const text = REASON_TEXT[code];
+  return text ? h('span', { title: code }, text) : code;
+}
+
+// A datetime-local value (the browser's time zone) as RFC 3339 in UTC; empty stays empty.
+function instant(value) {
+  const text = String(value || '').trim();
+  if (!text) return undefined;
+  const d = new Date(text);
+  if (Number.isNaN(d.getTime())) throw new ApiError(400, 'invalid_request', 'Enter a date and a time.');
+  return d.toISOString();
+}
+
+const HISTORY_STATUSES = ['scheduled', 'accepted', 'delivered', 'failed', 'canceled'];
+
+function canCancel(m) {
+  return canManage() || (me && m.sent_by && m.sent_by === me.user_id);
+}
+
+function cancelButton(m) {
+  return act('Cancel', async () => {
+    await api('POST', `/business/messages/${m.id}/cancel`, {});
+    await reload('ok', `Canceled: the message to ${m.to} will not be sent.`);
+  });
+}
+
 async function messagesPage() {
   const q = query();
   const params = new URLSearchParams({ limit: '50' });
   if (q.get('after')) params.set('starting_after', q.get('after'));
-  const history = await api('GET', `/business/messages?${params}`);
+  const shown = HISTORY_STATUSES.includes(q.get('status')) ? q.get('status') : '';
+  if (shown) params.set('status', shown);
+  const [history, scheduled] = await Promise.all([
+    api('GET', `/business/messages?${params}`),
+    api('GET', '/business/messages?status=scheduled&limit=100'),
+  ]);
   const send = form({ 'aria-label': 'Send a message' }, [
     field('To (phone number of a follower)', h('input', { type: 'tel', name: 'to', placeholder: '+14155550123', required: true })),
     field('Category', h('select', { name: 'category' }, h('option', { value: 'utility' }, 'utility'), h('option', { value: 'marketing' }, 'marketing'))),
     field('Message', h('textarea', { name: 'body', maxlength: 4096, required: true })),
+    h('div', { class: 'filters' },
+      field('Send at (optional)', h('input', { type: 'datetime-local', name: 'send_at' })),
+      field('Expires at (optional)', h('input', { type: 'datetime-local', name: 'expires_at' }))),
+    h('p', { class: 'muted' }, 'Times are in your local time zone. Leave the send time empty to send now; up to 30 days ahead. A message not sent by its expiry is not sent at all. Consent is checked again at the send time.'),
   ], 'Send', async (data, out, f) => {
-    const sent = await api('POST', '/business/messages', {
+    const body = {
       to: String(data.get('to') || '').trim(), category: data.get('category'), body: String(data.get('body') || ''),
-    });
+    };
+    const sendAt = instant(data.get('send_at'));
+    const expiresAt = instant(data.get('expires_at'));
+    if (sendAt) body.send_at = sendAt;
+    if (expiresAt) body.expires_at = expiresAt;
+    const sent = await api('POST', '/business/messages', body);
     f.reset();
-    await reload('ok', `Sent: message ${sent.id}.`);
+    const later = sendAt && new Date(sendAt) > new Date();
+    await reload('ok', later ? `Scheduled for ${when(sendAt)}: message ${sent.id}.` : `Sent: message ${sent.id}.`);
+  });
+  // Soonest first.
+  const soonest = [...scheduled.messages].sort((a, b) => String(a.send_at).localeCompare(String(b.send_at)));
+  const waiting = soonest.map((m) => h('tr', { dataset: { scheduled: m.id } },
+    h('td', {}, when(m.send_at)), h('td', {}, m.to), h('td', {}, m.category), h('td', {}, m.source),
+    h('td', {}, m.expires_at ? when(m.expires_at) : 'never'),
+    h('td', {}, canCancel(m) ? cancelButton(m) : h('span', { class: 'muted' }, 'sent by another member'))));
+  const filter = h('select', { name: 'status', class: 'narrow', 'aria-label': 'Show messages' },
+    h('option', { value: '' }, 'all messages'),
+    HISTORY_STATUSES.map((one) => h('option', { value: one, selected: one === shown }, one)));
+  filter.addEventListener('change', () => {
+    location.hash = filter.value ? `#/messages?status=${filter.value}` : '#/messages';
   });
   const rows = history.messages.map((m) => h('tr', { dataset: { message: m.id } },
-    h('td', {}, when(m.created_at)), h('td', {}, m.to), h('td', {}, m.category), h('td', {}, m.source),
-    h('td', {}, status(m.status)), h('td', {}, m.failure_reason || '')));
+    h('td', {}, when(m.created_at)), h('td', {}, m.send_at ? when(m.send_at) : ''), h('td', {}, m.to),
+    h('td', {}, m.category), h('td', {}, m.source),
+    h('td', {}, status(m.status)), h('td', {}, reason(m.failure_reason))));
   const last = history.messages[history.messages.length - 1];
-  page('Messages', send, h('h2', {}, 'History'),
-    history.messages.length ? table(['When', 'To', 'Category', 'Source', 'Status', 'Why it failed'], rows)
-      : h('p', { class: 'muted' }, 'No messages yet.'),
-    history.has_more && last ? h('p', {}, h('a', { href: `#/messages?after=${last.id}` }, 'Older messages')) : null);
+  const older = new URLSearchParams({ ...(shown ? { status: shown } : {}), ...(last ? { after: last.id } : {}) });
+  page('Messages', send,
+    h('h2', {}, 'Scheduled'),
+    waiting.length ? table(['Send at', 'To', 'Category', 'Source', 'Expires', ''], waiting)
+      : h('p', { class: 'muted' }, 'Nothing is scheduled.'),
+    scheduled.has_more ? h('p', { class: 'muted' }, 'The next 100 are shown; filter the history by "scheduled" for the rest.') : null,
+    h('h2', {}, 'History'),
+    h('div', { class: 'row' }, filter),
+    history.messages.length ? table(['Accepted', 'Send at', 'To', 'Category', 'Source', 'Status', 'Why it failed'], rows)
+      : h('p', { class: 'muted' }, shown ? `No ${shown} messages.` : 'No messages yet.'),
+    history.has_more && last ? h('p', {}, h('a', { href: `#/messages?${older}` }, 'Older messages')) : null);
 }
 
 // ---- audience ----
@@ -719,6 +795,7 @@ async function usagePage() {
     h('p', { class: 'muted' }, 'Totals count what is kept; the daily figures (the last 30 days, UTC) count what happened each day and stay after the history is purged.'),
     h('div', { class: 'stats' },
       stat('messages', m.total), stat('delivered', m.delivered), stat('failed', m.failed), stat('pending', m.accepted),
+      stat('scheduled', m.scheduled), stat('canceled', m.canceled),
       stat('webhook deliveries', w.deliveries), stat('webhooks succeeded', w.succeeded),
       stat('active followers', f.active), stat('opted in to marketing', f.marketing_opt_in)),
     h('h2', {}, 'The last 30 days'),

@@ -347,6 +347,43 @@ try {
     await shot(page, '08-messages');
   });
 
+  await step('schedule a message, see it waiting, cancel it; a bad expiry is explained', async () => {
+    // A local date-time tomorrow at the page's clock, as a datetime-local field takes it.
+    const local = (d) => {
+      const pad = (n) => String(n).padStart(2, '0');
+      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+    };
+    const tomorrow = new Date(Date.now() + 24 * 3600 * 1000);
+    await page.goto(`${BASE}/console/#/messages`);
+    await page.getByRole('heading', { name: 'Scheduled' }).waitFor();
+    await page.getByText('Nothing is scheduled.').waitFor();
+    await page.getByLabel('To (phone number of a follower)').fill(FOLLOWER);
+    await page.getByLabel('Message', { exact: true }).fill('Your table is ready at nine');
+    await page.getByLabel('Send at (optional)').fill(local(tomorrow));
+    // An expiry before the send time is refused, naming the field.
+    await page.getByLabel('Expires at (optional)').fill(local(new Date(tomorrow.getTime() - 3600 * 1000)));
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByText(/expires_at: after send_at/).waitFor();
+    await page.getByLabel('Expires at (optional)').fill(local(new Date(tomorrow.getTime() + 3600 * 1000)));
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByText(/^Scheduled for .*: message/).waitFor();
+    const waiting = page.locator('tr[data-scheduled]');
+    assert.equal(await waiting.count(), 1, 'one scheduled message');
+    assert.match(await waiting.innerText(), new RegExp(`\\${FOLLOWER}`));
+    assert.equal(await page.locator('tr[data-message] .badge', { hasText: 'scheduled' }).count(), 1);
+    await shot(page, '16-messages-scheduled');
+    await waiting.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByText(`Canceled: the message to ${FOLLOWER} will not be sent.`).waitFor();
+    await page.getByText('Nothing is scheduled.').waitFor();
+    // The history shows it canceled, with the reason in words; the filter finds it.
+    await page.getByLabel('Show messages').selectOption('canceled');
+    await until('only the canceled message listed', async () => (await page.locator('tr[data-message]').count()) === 1);
+    assert.match(await page.locator('tr[data-message]').innerText(), /canceled before it was sent/);
+    await page.getByLabel('Show messages').selectOption('delivered');
+    await until('only the delivered message listed', async () => (await page.locator('tr[data-message] .badge', { hasText: 'canceled' }).count()) === 0);
+    assert.equal(await page.locator('tr[data-message] .badge.ok').count(), 1);
+  });
+
   await step('audience: the followers list, a follower\'s consent history and a look-up of numbers', async () => {
     // The follower (not opted in) changes their mind: two entries in their history.
     const patched = await apiCall('PATCH', `/businesses/${businessId}/follow`, { marketing_opt_in: true }, followerToken);
@@ -386,10 +423,12 @@ try {
     await page.getByRole('heading', { name: 'Usage' }).waitFor();
     const chart = page.locator('svg.chart').first();
     await chart.waitFor();
-    assert.match(await chart.getAttribute('aria-label'), /utility 1/);
+    // Two utility messages: one delivered, one canceled (the scheduled one).
+    assert.match(await chart.getAttribute('aria-label'), /utility 2/);
+    assert.match(await page.locator('.stats').innerText(), /1\s*canceled/);
     // The last 30 days: messages, outcomes and webhooks per day, today's column included.
     for (const [name, figures] of [
-      ['Messages per day', /utility 1/],
+      ['Messages per day', /utility 2/],
       ['Outcomes per day', /delivered 1, failed 0/],
       ['Webhooks per day', /succeeded \d+, failed 0/],
     ]) {
