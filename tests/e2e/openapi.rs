@@ -460,6 +460,27 @@ fn documented_codes(op: &serde_json::Value, status: u16) -> Vec<String> {
         .map(|a| a.iter().map(|c| c.as_str().unwrap().to_string()).collect())
         .unwrap_or_default();
     assert_eq!(listed, enumerated, "x-error-codes and the enum differ");
+    // One example per code, the envelope as the service answers it.
+    let examples = &response["content"]["application/json"]["examples"];
+    for code in &listed {
+        let value = &examples[code]["value"];
+        assert_eq!(
+            value["message"],
+            code.as_str(),
+            "{status}: example of {code}"
+        );
+        assert_eq!(value["success"], false);
+        assert!(value["data"].is_null());
+        assert!(
+            value["detail"].as_str().is_some_and(|d| !d.is_empty()),
+            "{status}: example of {code} has no detail"
+        );
+    }
+    assert_eq!(
+        examples.as_object().map_or(0, |e| e.len()),
+        listed.len(),
+        "{status}: an example for each code and no other"
+    );
     listed
 }
 

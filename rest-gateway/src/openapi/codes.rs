@@ -231,3 +231,79 @@ pub(super) fn shape_codes(
     }
     codes
 }
+
+/// A `detail` as the service writes it for `code`: the example of that code's error answer in
+/// the document. Every code has one (the match is exhaustive).
+pub(super) fn example_detail(code: ErrorCode) -> &'static str {
+    match code {
+        E::MalformedJson => "request body: not valid JSON (expected `,` or `}`)",
+        E::InvalidRequest => "send_at: an RFC 3339 date-time, e.g. 2026-12-01T09:00:00Z",
+        E::InvalidPhoneNumber => "phone_number must be an E.164 number such as +14155550123",
+        E::InvalidOtpCode => "the code is wrong or has expired",
+        E::InvalidLimit => "limit: 1 to 200",
+        E::InvalidMessageCategory => "category: one of authentication, utility, marketing",
+        E::MessageBodyRequired => "body: required for this category",
+        E::InvalidMessageContent => "message_content: at most 4096 characters of text",
+        E::RecipientNotFound => "no user has this phone number",
+        E::InvalidIdempotencyKey => "Idempotency-Key: 1 to 255 visible ASCII characters",
+        E::InvalidWebhookUrl => "url: an https URL with a public host",
+        E::InvalidWebhookEvents => "events: at least one of the event types",
+        E::InvalidAppScopes => "scopes: at least one is required",
+        E::UserNotFound => "no user has this phone number",
+        E::UserInAnotherBusiness => "this user belongs to another business",
+        E::CannotRemoveOwner => "the owner cannot be removed or given another role",
+        E::TeamMemberNotFound => "this user is not on the team",
+        E::Unauthorized => "a valid access token is required",
+        E::InvalidAppToken => "the app token is missing, invalid or revoked",
+        E::InvalidRefreshToken => "the refresh token is invalid, expired or already used",
+        E::InvalidQrSecret => "the exchange secret does not match this session",
+        E::AccountSuspended => "this account is suspended",
+        E::NotABusinessAccount => "the signed-in user has no business",
+        E::BusinessSuspended => "the business is suspended",
+        E::InsufficientRole => "only the owner or an admin can do this",
+        E::OwnerRequired => "only the business's owner can do this",
+        E::ConsoleAccessRequired => {
+            "only a team member of a business can approve a console sign-in"
+        }
+        E::AuthenticationReserved => "authentication messages are sent with an app token",
+        E::AppScopeRequired => "this app token lacks the marketing scope",
+        E::AppBusinessMismatch => "the app token belongs to another business",
+        E::LiveBusinessRequired => "a sandbox business cannot send messages",
+        E::BusinessNotLive => "the business is not live",
+        E::CannotFollowOwnBusiness => "a business's team cannot follow it",
+        E::BusinessFollowRequired => "the recipient does not follow this business",
+        E::MarketingOptInRequired => "the recipient has not opted in to marketing",
+        E::NotFound => "no such route",
+        E::BusinessNotFound => "no such business",
+        E::QrSessionNotFound => "no such sign-in session, or it expired",
+        E::FollowNotFound => "you do not follow this business",
+        E::AppNotFound => "no such app",
+        E::WebhookNotFound => "no such webhook endpoint",
+        E::GrantNotFound => "no such grant",
+        E::MessageNotFound => "no such message",
+        E::DeliveryNotFound => "no such delivery",
+        E::MethodNotAllowed => "method not allowed",
+        E::RequestTimeout => "request body: not received in time (BODY_READ_TIMEOUT_SECS)",
+        E::BusinessAlreadyExists => "you already have a business",
+        E::UserAlreadyExists => "a user has this phone number",
+        E::IdempotencyKeyConflict => "this Idempotency-Key was used with other content",
+        E::IdempotencyInProgress => "a request with this Idempotency-Key has not finished",
+        E::QrSessionNotPending => "this sign-in session is no longer pending",
+        E::QrSessionNotApproved => "this sign-in session is not approved",
+        E::QrSessionAlreadyExchanged => "this sign-in session was already exchanged",
+        E::WebhookUrlConflict => "an endpoint with this URL exists",
+        E::WebhookPaused => "the endpoint is paused",
+        E::DeliveryNotFailed => "only a failed delivery can be retried",
+        E::MessageNotCancelable => {
+            "only a scheduled message can be canceled; this one is delivered"
+        }
+        E::WebhookLimitReached => "a business has at most 10 webhook endpoints; delete one first",
+        E::PayloadTooLarge => "request body: larger than this service accepts (MAX_BODY_BYTES)",
+        E::RequestHeaderTooLarge => "request headers: at most 16384 bytes in all",
+        E::RateLimited => "request limit reached",
+        E::BusinessSendRateLimited => "one service message per recipient per minute of send time",
+        E::InternalError => "something went wrong on our side; the request id is in X-Request-Id",
+        E::SmsDeliveryUnavailable => "the SMS provider could not be reached",
+        E::ServiceUnavailable => "the service is unavailable; try again shortly",
+    }
+}

@@ -18,7 +18,7 @@ mod codes;
 mod examples;
 
 pub use codes::route_codes;
-use codes::shape_codes;
+use codes::{example_detail, shape_codes};
 use examples::synth;
 
 #[derive(OpenApi)]
@@ -98,15 +98,35 @@ fn error_response(status: u16, codes: &[ErrorCode]) -> Value {
     if status == 429 {
         headers["Retry-After"] = retry_after_header();
     }
+    // One example per code, as the service answers it.
+    let examples: Map<String, Value> = codes
+        .iter()
+        .map(|code| {
+            let value = json!({
+                "success": false,
+                "message": code.as_str(),
+                "data": null,
+                "timestamp": "2026-11-23T10:00:00.000Z",
+                "detail": example_detail(*code),
+            });
+            (
+                code.as_str().to_string(),
+                json!({"summary": code.as_str(), "value": value}),
+            )
+        })
+        .collect();
     json!({
         "description": format!("{}: {listed}", reason_phrase(status)),
         "headers": headers,
-        "content": {"application/json": {"schema": {
-            "allOf": [
-                {"$ref": "#/components/schemas/ErrorEnvelope"},
-                {"type": "object", "properties": {"message": {"enum": names}}}
-            ]
-        }}},
+        "content": {"application/json": {
+            "schema": {
+                "allOf": [
+                    {"$ref": "#/components/schemas/ErrorEnvelope"},
+                    {"type": "object", "properties": {"message": {"enum": names}}}
+                ]
+            },
+            "examples": examples,
+        }},
         "x-error-codes": names,
     })
 }

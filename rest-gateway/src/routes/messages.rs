@@ -330,7 +330,12 @@ pub async fn send_app(
     Ok(sent(result.into_inner()))
 }
 
-/// Send free-form text to a follower; one per recipient per minute.
+/// Send free-form text to a follower; one per recipient per minute of effective time.
+///
+/// The effective time is `send_at`, or the accept time without one. A send is refused (429
+/// `business_send_rate_limited`) when another service message of the business to that
+/// recipient, not canceled, is less than 60 s away; `Retry-After` runs until that other time
+/// plus 60 s.
 #[utoipa::path(post, path = "/v1/service/{phoneNumber}/messages", tag = "messages",
     security(("app_token" = [])),
     params(
