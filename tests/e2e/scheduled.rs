@@ -441,7 +441,7 @@ e2e!(
         let id = scheduled_send(&app, &biz, utility_at(&from_now(&app, 60))).await;
         app.clock.advance(Duration::from_secs(61));
         let now_ms = app.clock.now_ms();
-        let leased = outbox::lease_due(&app.core.db, "test", now_ms, now_ms + 30_000, 10)
+        let leased = outbox::lease_due(&app.core.db, "test", now_ms, now_ms + 30_000, 10, 10)
             .await
             .unwrap();
         let ids: Vec<uuid::Uuid> = leased.iter().map(|(id, _)| *id).collect();
@@ -488,7 +488,7 @@ e2e!(
             );
         }
         let now_ms = app.clock.now_ms();
-        let first = outbox::lease_due(&app.core.db, "test", now_ms, now_ms + 30_000, 5)
+        let first = outbox::lease_due(&app.core.db, "test", now_ms, now_ms + 30_000, 5, 5)
             .await
             .unwrap();
         let mut leased: Vec<String> = first.iter().map(|(id, _)| id.to_string()).collect();
@@ -504,7 +504,7 @@ e2e!(
             .collect();
         assert_eq!(classes, vec![1, 1]);
         // The rest of the backlog follows in later leases.
-        let rest = outbox::lease_due(&app.core.db, "test", now_ms, now_ms + 30_000, 100)
+        let rest = outbox::lease_due(&app.core.db, "test", now_ms, now_ms + 30_000, 100, 100)
             .await
             .unwrap();
         leased.extend(rest.iter().map(|(id, _)| id.to_string()));

@@ -26,6 +26,8 @@ mod fixtures;
 mod harness;
 #[path = "bench/reads.rs"]
 mod reads;
+#[path = "bench/scheduled.rs"]
+mod scheduled;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
@@ -64,7 +66,8 @@ struct Args {
     #[arg(long, default_value_t = 10)]
     followers: usize,
     /// Phases to run, in order: closed, rate, baseline, reads (the audience and usage reads on a
-    /// demo business of `--audience` followers, every fifth unfollowed, and `--seed-messages`).
+    /// demo business of `--audience` followers, every fifth unfollowed, and `--seed-messages`),
+    /// scheduled (`--scheduled` messages due in one second, single sends at `--rate` around it).
     #[arg(long, value_delimiter = ',', default_value = "closed,rate,baseline")]
     phases: Vec<String>,
     /// Followers of the reads phase's demo business (`admin demo --followers N`).
@@ -85,6 +88,12 @@ struct Args {
     /// The core's PostgreSQL pool size (DATABASE_MAX_CONNECTIONS).
     #[arg(long, default_value_t = 10)]
     pool: u32,
+    /// Messages of the scheduled phase, all due in the same second.
+    #[arg(long, default_value_t = 10_000)]
+    scheduled: usize,
+    /// Seconds ahead the scheduled phase's messages are due (time to accept them all first).
+    #[arg(long, default_value_t = 30)]
+    lead: u64,
     /// Seconds to wait for the webhook backlog to drain after a phase.
     #[arg(long, default_value_t = 120)]
     drain_timeout: u64,
@@ -197,6 +206,8 @@ impl Load {
 
 struct PhaseResult {
     accepted: Vec<Accepted>,
+    /// For the fixed rate: each accepted send's index in the load (its scheduled time).
+    keys: HashMap<String, usize>,
     refused: usize,
     latencies: Vec<Duration>,
     started: Instant,
@@ -243,6 +254,7 @@ async fn closed_loop(
         .collect();
     let mut result = PhaseResult {
         accepted: Vec::new(),
+        keys: HashMap::new(),
         refused: 0,
         latencies: Vec::new(),
         started,
@@ -262,7 +274,7 @@ async fn fixed_rate(load: Arc<Load>, rate: u32, duration: Duration, tag: &str) -
     let started = Instant::now();
     let total = (u64::from(rate) * duration.as_secs()) as usize;
     let interval = Duration::from_secs_f64(1.0 / f64::from(rate.max(1)));
-    let results = Arc::new(Mutex::new((Vec::new(), Vec::new(), 0usize)));
+    let results = Arc::new(Mutex::new((Vec::new(), Vec::new(), 0usize, HashMap::new())));
     // Idle keep-alive connections, opened as the rate needs them.
     let connections: Arc<Mutex<Vec<Connection>>> = Arc::new(Mutex::new(Vec::new()));
     let mut tasks = Vec::with_capacity(total);
@@ -288,6 +300,7 @@ async fn fixed_rate(load: Arc<Load>, rate: u32, duration: Duration, tag: &str) -
             match sent {
                 Some(id) => {
                     results.1.push(done - scheduled);
+                    results.3.insert(id.clone(), i);
                     results.0.push((id, done));
                 }
                 None => results.2 += 1,
@@ -298,9 +311,10 @@ async fn fixed_rate(load: Arc<Load>, rate: u32, duration: Duration, tag: &str) -
         task.await.unwrap();
     }
     let ended = Instant::now();
-    let (accepted, latencies, refused) = std::mem::take(&mut *results.lock().unwrap());
+    let (accepted, latencies, refused, keys) = std::mem::take(&mut *results.lock().unwrap());
     PhaseResult {
         accepted,
+        keys,
         refused,
         latencies,
         started,
@@ -754,6 +768,16 @@ async fn main() {
                     receiver: receiver.clone(),
                 };
                 reads::run(&app, &reads).await;
+            }
+            "scheduled" => {
+                let phase = scheduled::ScheduledArgs {
+                    count: args.scheduled,
+                    lead: Duration::from_secs(args.lead),
+                    rate: args.rate,
+                    duration,
+                    connections: args.connections,
+                };
+                scheduled::run(&app, load.clone(), &phase).await;
             }
             other => eprintln!("unknown phase {other}"),
         }

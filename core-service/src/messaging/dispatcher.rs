@@ -24,8 +24,19 @@ const POLL: Duration = Duration::from_millis(500);
 const LINGER: Duration = Duration::from_millis(4);
 /// The most messages one lease takes.
 const BATCH: usize = 128;
+/// The most scheduled messages one lease takes (PostgreSQL, SQLite): a backlog due at once is
+/// handed out in short transactions, between which single sends get the database. SQLite's
+/// transactions take turns on one connection anyway, so fewer, larger ones cost less there.
+const SCHEDULED_BATCH: (usize, usize) = (32, 64);
 /// How long to wait before retrying a message whose attempt could not be made.
 const BACKOFF: Duration = Duration::from_secs(5);
+
+/// What one lease took: the messages to hand out, of which `scheduled` were scheduled.
+#[derive(Default)]
+struct Leased {
+    ids: Vec<Uuid>,
+    scheduled: usize,
+}
 
 pub struct Dispatcher {
     core: Arc<Core>,
@@ -55,24 +66,31 @@ impl Dispatcher {
             _ => 2,
         };
         let slots = Arc::new(tokio::sync::Semaphore::new(in_flight));
+        // Batches with scheduled messages take all slots but one: a backlog due at once never
+        // holds up the single sends behind it.
+        let scheduled_slots = Arc::new(tokio::sync::Semaphore::new(in_flight - 1));
         let this = Arc::new(self);
         loop {
             let Ok(slot) = slots.clone().acquire_owned().await else {
                 return;
             };
-            let leased = match this.lease().await {
-                Ok(ids) => ids,
+            let scheduled_slot = scheduled_slots.clone().try_acquire_owned().ok();
+            let leased = match this.lease(scheduled_slot.is_some()).await {
+                Ok(leased) => leased,
                 Err(err) => {
                     tracing::warn!(error = %err, "leasing messages failed");
-                    Vec::new()
+                    Leased::default()
                 }
             };
-            let count = leased.len();
+            let count = leased.ids.len();
+            let held_back = scheduled_slot.is_none();
             if count > 0 {
                 let this = this.clone();
+                // The scheduled slot goes with the batch only when it holds scheduled messages.
+                let scheduled_slot = scheduled_slot.filter(|_| leased.scheduled > 0);
                 tokio::spawn(async move {
-                    let _slot = slot;
-                    this.deliver_leased(leased).await;
+                    let _slots = (slot, scheduled_slot);
+                    this.deliver_leased(leased.ids).await;
                 });
             } else {
                 drop(slot);
@@ -83,6 +101,16 @@ impl Dispatcher {
                 n if n < BATCH / 4 => Some(LINGER),
                 _ => Some(Duration::ZERO),
             };
+            if count == 0 && held_back {
+                // Scheduled messages may be due behind the batches under way: lease again as
+                // soon as one of those finishes (or a send arrives, or the poll passes).
+                tokio::select! {
+                    () = cancel.cancelled() => break,
+                    _ = scheduled_slots.acquire() => {}
+                    () = self_wait(&this.core, None) => {}
+                }
+                continue;
+            }
             tokio::select! {
                 () = cancel.cancelled() => break,
                 () = self_wait(&this.core, pause) => {}
@@ -92,7 +120,16 @@ impl Dispatcher {
         let _ = slots.acquire_many(in_flight as u32).await;
     }
 
-    async fn lease(&self) -> crate::error::AppResult<Vec<Uuid>> {
+    fn scheduled_batch(&self) -> u64 {
+        let (postgres, sqlite) = SCHEDULED_BATCH;
+        match self.core.db.get_database_backend() {
+            sea_orm::DbBackend::Postgres => postgres as u64,
+            _ => sqlite as u64,
+        }
+    }
+
+    /// Leases due messages: single sends, and scheduled ones when `scheduled` allows.
+    async fn lease(&self, scheduled: bool) -> crate::error::AppResult<Leased> {
         let now = self.core.clock.now_ms();
         let leased = outbox::lease_due(
             &self.core.db,
@@ -100,6 +137,7 @@ impl Dispatcher {
             now,
             now + LEASE.as_millis() as i64,
             BATCH.max(self.concurrency) as u64,
+            if scheduled { self.scheduled_batch() } else { 0 },
         )
         .await?;
         let mut ids = Vec::with_capacity(leased.len());
@@ -111,8 +149,10 @@ impl Dispatcher {
                 ids.push(id);
             }
         }
-        ids.extend(outbox::start_scheduled(&self.core.db, &scheduled).await?);
-        Ok(ids)
+        let started = outbox::start_scheduled(&self.core.db, &scheduled).await?;
+        let scheduled = started.len();
+        ids.extend(started);
+        Ok(Leased { ids, scheduled })
     }
 
     async fn deliver_leased(&self, ids: Vec<Uuid>) {

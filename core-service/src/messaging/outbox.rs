@@ -23,22 +23,25 @@ pub const SCHEDULED: i32 = 1;
 /// `(class, due_at_ms)` index order (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so cores never wait
 /// on each other's rows). A leased row's due time moves to its lease's end: the due index serves
 /// only rows that can be taken, and a dispatcher that died lets its rows come back when the
-/// lease lapses. Returns each leased message with its class.
+/// lease lapses. At most `scheduled_limit` of the `limit` are scheduled messages, so a due
+/// backlog is handed out in short transactions that leave room for single sends. Returns each
+/// leased message with its class.
 pub async fn lease_due(
     db: &impl ConnectionTrait,
     owner: &str,
     now_ms: i64,
     lease_until_ms: i64,
     limit: u64,
+    scheduled_limit: u64,
 ) -> AppResult<Vec<(Uuid, i32)>> {
     let lock = match db.get_database_backend() {
         sea_orm::DbBackend::Postgres => " FOR UPDATE SKIP LOCKED",
         _ => "",
     };
-    let class = |class: i32| {
+    let class = |class: i32, limit: &str| {
         format!(
             "SELECT message_id FROM (SELECT message_id FROM message_outbox \
-             WHERE class = {class} AND due_at_ms <= $3 ORDER BY due_at_ms LIMIT $4{lock}) AS c{class}"
+             WHERE class = {class} AND due_at_ms <= $3 ORDER BY due_at_ms LIMIT {limit}{lock}) AS c{class}"
         )
     };
     let sql = format!(
@@ -46,14 +49,15 @@ pub async fn lease_due(
          attempts = attempts + 1 \
          WHERE message_id IN (SELECT message_id FROM ({} UNION ALL {}) AS due LIMIT $4) \
          RETURNING message_id, class",
-        class(SINGLE),
-        class(SCHEDULED)
+        class(SINGLE, "$4"),
+        class(SCHEDULED, "$5")
     );
     let values = vec![
         lease_until_ms.into(),
         owner.into(),
         now_ms.into(),
         (limit as i64).into(),
+        (scheduled_limit.min(limit) as i64).into(),
     ];
     db.query_all_raw(statement(db, &sql, values))
         .await?
