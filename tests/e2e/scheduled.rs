@@ -588,3 +588,26 @@ e2e!(
         send_service(&app, &biz, body, None).await.assert_ok(200);
     }
 );
+
+e2e!(
+    concurrent_service_sends_for_one_time_let_exactly_one_through,
+    |app| async move {
+        // Whatever batches and transactions they share, sends for nearby times to one
+        // recipient take turns on its limit row: exactly one is accepted.
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        let at = from_now(&app, 3600);
+        let near = from_now(&app, 3630);
+        let sends = (0..8).map(|i| {
+            let (app, biz) = (&app, &biz);
+            let when = if i % 2 == 0 { at.clone() } else { near.clone() };
+            async move { service_at(app, biz, Some(&when)).await }
+        });
+        let replies = futures::future::join_all(sends).await;
+        let accepted = replies.iter().filter(|r| r.status == 200).count();
+        assert_eq!(accepted, 1, "one service message per minute of send time");
+        for reply in replies.iter().filter(|r| r.status != 200) {
+            reply.assert_error(429, "business_send_rate_limited");
+        }
+    }
+);
