@@ -293,6 +293,29 @@ e2e!(
     }
 );
 
+/// No dispatcher runs: due messages wait until a test leases them.
+fn dispatch_held() -> crate::harness::Options {
+    crate::harness::Options {
+        configure: Some(std::sync::Arc::new(|c| c.delivery.dispatch_concurrency = 0)),
+        ..Default::default()
+    }
+}
+
+/// Leases up to `limit` due messages (as many scheduled ones) as a dispatcher would.
+async fn lease(app: &TestApp, limit: u64) -> Vec<(uuid::Uuid, i32)> {
+    let now_ms = app.clock.now_ms();
+    core_service::messaging::outbox::lease_due(
+        &app.core.db,
+        "test",
+        now_ms,
+        now_ms + 30_000,
+        limit,
+        limit,
+    )
+    .await
+    .unwrap()
+}
+
 async fn cancel_console(app: &TestApp, token: &str, id: &str) -> crate::harness::Reply {
     app.post(
         &format!("/business/messages/{id}/cancel"),
@@ -410,10 +433,7 @@ e2e!(
 
 e2e!(
     a_cancel_after_send_at_wins_until_a_dispatcher_leases_the_message,
-    crate::harness::Options {
-        configure: Some(std::sync::Arc::new(|c| c.delivery.dispatch_concurrency = 0)),
-        ..Default::default()
-    },
+    dispatch_held(),
     |app| async move {
         // No dispatcher runs: the message is due but not leased, so the cancel wins.
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
@@ -428,10 +448,7 @@ e2e!(
 
 e2e!(
     a_leased_message_is_no_longer_cancelable,
-    crate::harness::Options {
-        configure: Some(std::sync::Arc::new(|c| c.delivery.dispatch_concurrency = 0)),
-        ..Default::default()
-    },
+    dispatch_held(),
     |app| async move {
         // A dispatcher leases the due message (and then, say, stops before handing it out):
         // the lease's conditional UPDATE won, so the cancel's finds nothing to change.
@@ -440,10 +457,7 @@ e2e!(
         follower(&app, &biz, FAN, false).await;
         let id = scheduled_send(&app, &biz, utility_at(&from_now(&app, 60))).await;
         app.clock.advance(Duration::from_secs(61));
-        let now_ms = app.clock.now_ms();
-        let leased = outbox::lease_due(&app.core.db, "test", now_ms, now_ms + 30_000, 10, 10)
-            .await
-            .unwrap();
+        let leased = lease(&app, 10).await;
         let ids: Vec<uuid::Uuid> = leased.iter().map(|(id, _)| *id).collect();
         assert_eq!(ids, vec![id.parse::<uuid::Uuid>().unwrap()]);
         let started = outbox::start_scheduled(&app.core.db, &ids).await.unwrap();
@@ -461,12 +475,8 @@ e2e!(
 
 e2e!(
     single_sends_overtake_a_backlog_of_due_scheduled_messages,
-    crate::harness::Options {
-        configure: Some(std::sync::Arc::new(|c| c.delivery.dispatch_concurrency = 0)),
-        ..Default::default()
-    },
+    dispatch_held(),
     |app| async move {
-        use core_service::messaging::outbox;
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &biz, FAN, false).await;
         let mut backlog = Vec::new();
@@ -487,10 +497,7 @@ e2e!(
                 .await,
             );
         }
-        let now_ms = app.clock.now_ms();
-        let first = outbox::lease_due(&app.core.db, "test", now_ms, now_ms + 30_000, 5, 5)
-            .await
-            .unwrap();
+        let first = lease(&app, 5).await;
         let mut leased: Vec<String> = first.iter().map(|(id, _)| id.to_string()).collect();
         assert_eq!(leased.len(), 5);
         // All three single sends, and two of the backlog (by class: 0 single, 1 scheduled).
@@ -504,9 +511,7 @@ e2e!(
             .collect();
         assert_eq!(classes, vec![1, 1]);
         // The rest of the backlog follows in later leases.
-        let rest = outbox::lease_due(&app.core.db, "test", now_ms, now_ms + 30_000, 100, 100)
-            .await
-            .unwrap();
+        let rest = lease(&app, 100).await;
         leased.extend(rest.iter().map(|(id, _)| id.to_string()));
         leased.sort();
         let mut all: Vec<String> = backlog.into_iter().chain(singles).collect();

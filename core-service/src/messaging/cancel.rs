@@ -7,13 +7,10 @@
 use proto::ErrorCode;
 use uuid::Uuid;
 
-use super::outbox;
-use super::store;
-use crate::caller::{app_token, console, invalid_app_token};
-use crate::domain::BusinessStatus;
+use super::{outbox, service, store};
+use crate::caller::console;
 use crate::entities::messages;
 use crate::error::{AppError, AppResult};
-use crate::identity::tokens::hash_token;
 use crate::state::Core;
 
 fn not_found() -> AppError {
@@ -39,10 +36,7 @@ pub async fn console_cancel(
 ) -> AppResult<messages::Model> {
     let console = console(core, authorization).await?;
     console.require_active_business()?;
-    let id = Uuid::parse_str(id.trim()).map_err(|_| not_found())?;
-    let message = store::find_message(&core.db, console.business.id, id)
-        .await?
-        .ok_or_else(not_found)?;
+    let message = service::business_message(core, console.business.id, id).await?;
     if console.require_manager().is_err() && message.sender_user_id != Some(console.user.id) {
         return Err(AppError::new(
             ErrorCode::InsufficientRole,
@@ -62,30 +56,16 @@ pub async fn app_cancel(
     business_account_id: &str,
     id: &str,
 ) -> AppResult<messages::Model> {
-    let token = app_token(authorization)?;
-    let context = core
-        .send_reads
-        .read(hash_token(token), None)
-        .await?
-        .ok_or_else(invalid_app_token)?;
+    let (context, _) = service::app_context(core, authorization, None).await?;
     if Uuid::parse_str(business_account_id.trim()).ok() != Some(context.business_id) {
-        return Err(super::service::mismatch());
+        return Err(service::mismatch());
     }
-    let business = context
-        .business
-        .as_ref()
-        .ok_or_else(|| AppError::new(ErrorCode::BusinessNotFound, "no such business"))?;
-    if BusinessStatus::from_db(&business.status)? == BusinessStatus::Suspended {
-        return Err(AppError::new(
-            ErrorCode::BusinessSuspended,
-            "this business account is suspended",
-        ));
+    service::require_active(&service::business_of(&context)?.status)?;
+    let message = service::business_message(core, context.business_id, id).await?;
+    // Console messages are not an app token's to cancel.
+    if message.app_id.is_none() {
+        return Err(not_found());
     }
-    let id = Uuid::parse_str(id.trim()).map_err(|_| not_found())?;
-    let message = store::find_message(&core.db, context.business_id, id)
-        .await?
-        .filter(|m| m.app_id.is_some())
-        .ok_or_else(not_found)?;
     cancel(core, message).await
 }
 

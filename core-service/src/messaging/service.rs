@@ -191,7 +191,7 @@ pub(super) fn mismatch() -> AppError {
 
 /// The app behind the credential and everything the checks need, in one read. `to` is the
 /// recipient's number when the request names a valid one.
-async fn app_context(
+pub(super) async fn app_context(
     core: &Core,
     authorization: Option<&str>,
     to: Option<&str>,
@@ -206,7 +206,7 @@ async fn app_context(
     Ok((context, scopes))
 }
 
-fn business_of(context: &store::AppSendContext) -> AppResult<&store::BusinessState> {
+pub(super) fn business_of(context: &store::AppSendContext) -> AppResult<&store::BusinessState> {
     context
         .business
         .as_ref()
@@ -315,13 +315,19 @@ fn request_hash(sender: &Sender, outgoing: &Outgoing, timing: &RawTiming) -> Str
     hex::encode(Sha256::digest(canonical.to_string().as_bytes()))
 }
 
-fn require_live(status: &str, mode: &str) -> AppResult<()> {
+/// `business_suspended` unless the business is active.
+pub(super) fn require_active(status: &str) -> AppResult<()> {
     if BusinessStatus::from_db(status)? == BusinessStatus::Suspended {
         return Err(AppError::new(
             ErrorCode::BusinessSuspended,
             "this business account is suspended",
         ));
     }
+    Ok(())
+}
+
+fn require_live(status: &str, mode: &str) -> AppResult<()> {
+    require_active(status)?;
     if BusinessMode::from_db(mode)? != BusinessMode::Live {
         return Err(AppError::new(
             ErrorCode::LiveBusinessRequired,
@@ -564,9 +570,18 @@ pub async fn message(
 ) -> AppResult<messages::Model> {
     let console = console(core, authorization).await?;
     console.require_active_business()?;
+    business_message(core, console.business.id, id).await
+}
+
+/// The message `id` (as given in a path) of the business, else `message_not_found`.
+pub(super) async fn business_message(
+    core: &Core,
+    business_id: Uuid,
+    id: &str,
+) -> AppResult<messages::Model> {
     let not_found = || AppError::new(ErrorCode::MessageNotFound, "no such message");
     let id = Uuid::parse_str(id.trim()).map_err(|_| not_found())?;
-    store::find_message(&core.db, console.business.id, id)
+    store::find_message(&core.db, business_id, id)
         .await?
         .ok_or_else(not_found)
 }

@@ -315,7 +315,8 @@ pub async fn write_sends(
         .collect();
     limited.sort_by(|&a, &b| sends[a].service_limit.cmp(&sends[b].service_limit));
     let mut held: Option<&str> = None;
-    let mut batch_times: HashMap<(Uuid, Uuid), Vec<DateTime<Utc>>> = HashMap::new();
+    // The times this batch accepted for the held recipient (not inserted yet).
+    let mut accepted_here: Vec<DateTime<Utc>> = Vec::new();
     for i in limited {
         let send = &sends[i];
         let key = send.service_limit.as_deref().expect("limited");
@@ -324,13 +325,11 @@ pub async fn write_sends(
             let keep_until = Ord::max(at.timestamp_millis(), now_ms) + SERVICE_SPACING_MS;
             crate::limits::hold(txn, key, keep_until).await?;
             held = Some(key);
+            accepted_here.clear();
         }
         let message = &send.message;
-        let pair = (message.business_id, message.recipient_user_id);
-        let in_batch = batch_times
-            .get(&pair)
-            .into_iter()
-            .flatten()
+        let in_batch = accepted_here
+            .iter()
             .filter(|other| near(**other, at))
             .max()
             .copied();
@@ -350,7 +349,7 @@ pub async fn write_sends(
                         .await?;
                 }
             }
-            None => batch_times.entry(pair).or_default().push(at),
+            None => accepted_here.push(at),
         }
     }
     let accepted: Vec<&NewSend> = sends
