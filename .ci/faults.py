@@ -5,7 +5,11 @@ with unique Idempotency-Keys, while
   1. the core process is killed (SIGKILL) and restarted, on the shared PostgreSQL;
   2. a private PostgreSQL instance (initdb into a temporary folder, pg_ctl on a free port) is
      stopped, once in "fast" mode (connections terminated by the administrator) and once in
-     "immediate" mode (a crash), and started again.
+     "immediate" mode (a crash), and started again;
+  3. the core is killed (SIGKILL) in the middle of a broadcast to 2,000 followers and restarted:
+     the new core takes the broadcast over once the lease lapses (30 s), and every follower
+     ends with exactly one message of it and that message with exactly one outcome and one
+     outcome event.
 
 Each client retries a failed send with the same key until it is accepted. The run passes when:
 no answer is a 500 (or anything but the envelope); every failure is 503 `service_unavailable`
@@ -163,10 +167,11 @@ class Stack:
             time.sleep(0.05)
         raise SystemExit("timed out waiting for the stack to be ready")
 
-    def demo(self):
+    def demo(self, followers=None):
+        extra = ["--followers", str(followers)] if followers else []
         out = subprocess.run(
             [os.path.join(self.bindir, "core-service"), "admin", "--core-url", self.core_url,
-             "demo", "--yes"],
+             "demo", "--yes", *extra],
             env=self.env, check=True, capture_output=True, text=True,
         ).stdout
         return json.loads(out)
@@ -370,6 +375,73 @@ def core_kill(bindir, admin_url, logdir):
         psql(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def broadcast_kill(bindir, admin_url, logdir):
+    """A core killed mid-broadcast: every follower gets exactly one message, one outcome."""
+    name, url = create_database(admin_url)
+    stack = None
+    failures = []
+    try:
+        stack = start_stack(bindir, url, logdir)
+        demo = stack.demo(followers=2000)
+        auth = {"Authorization": f"Bearer {demo['owner_access_token']}"}
+        status, body = http("POST", stack.api + "/business/broadcasts",
+                            {"name": "faults", "category": "utility", "body": "hello",
+                             "max_per_second": 200}, auth)
+        if status != 201:
+            return [f"creating the broadcast: {status} {body[:200]!r}"]
+        broadcast = json.loads(body)["data"]["id"]
+
+        def read():
+            status, body = http("GET", f"{stack.api}/business/broadcasts/{broadcast}",
+                                headers=auth, timeout=5)
+            return json.loads(body)["data"] if status == 200 else None
+
+        wait_until("the broadcast to be under way",
+                   lambda: (read() or {}).get("counts", {}).get("accepted", 0) >= 300)
+        stack.core.kill()
+        created_then = int(psql(url, "SELECT COUNT(*) FROM messages "
+                                     f"WHERE broadcast_id = '{broadcast}'")[0][0])
+        log(f"core killed mid-broadcast ({created_then} of 2000 messages created)")
+        if created_then >= 2000:
+            failures.append("the broadcast had finished before the kill: pace it slower")
+        stack.core.start()
+        wait_until("the core to be back", stack.ready)
+        wait_until("the broadcast to complete (taken over after the lease lapsed)",
+                   lambda: (read() or {}).get("completed_at") is not None, timeout=180)
+        done = read()
+        counts = done["counts"]
+        log(f"broadcast {done['status']}: {counts}")
+        if done["status"] != "completed" or counts["audience"] != 2000 \
+                or counts["accepted"] != 2000 or counts["delivered"] + counts["failed"] != 2000:
+            failures.append(f"broadcast ended {done['status']} with {counts}")
+        rows = psql(url, "SELECT COUNT(*), COUNT(DISTINCT recipient_user_id), "
+                         "COUNT(*) FILTER (WHERE status IN ('delivered', 'failed')) "
+                         f"FROM messages WHERE broadcast_id = '{broadcast}'")[0]
+        if rows != ["2000", "2000", "2000"]:
+            failures.append(f"messages, recipients, with an outcome: {rows} (want 2000 each)")
+        followers = psql(url, "SELECT COUNT(*) FROM follows f WHERE f.status = 'active' "
+                              "AND f.business_id = (SELECT business_id FROM broadcasts "
+                              f"WHERE id = '{broadcast}') AND NOT EXISTS (SELECT 1 FROM messages m "
+                              f"WHERE m.broadcast_id = '{broadcast}' "
+                              "AND m.recipient_user_id = f.user_id)")[0][0]
+        if followers != "0":
+            failures.append(f"{followers} followers got no message")
+        events = psql(url, "SELECT COUNT(*), COUNT(DISTINCT CAST(data AS jsonb)->>'message_send_id') "
+                           "FROM events WHERE event_type IN ('message.sent', 'message.failed') "
+                           f"AND CAST(data AS jsonb)->>'broadcast_id' = '{broadcast}'")[0]
+        if events != ["2000", "2000"]:
+            failures.append(f"outcome events, distinct messages: {events} (want 2000 each)")
+        completed = psql(url, "SELECT COUNT(*) FROM events WHERE event_type = 'broadcast.completed' "
+                              f"AND CAST(data AS jsonb)->>'broadcast_id' = '{broadcast}'")[0][0]
+        if completed != "1":
+            failures.append(f"{completed} broadcast.completed events (want 1)")
+        return failures
+    finally:
+        if stack:
+            stack.stop()
+        psql(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 def as_postgres(argv):
     if os.geteuid() == 0:
         return ["runuser", "-u", "postgres", "--"] + argv
@@ -451,6 +523,7 @@ def private_postgres(bindir, logdir):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--target-dir", default="target/debug")
+    parser.add_argument("--only", help="run only the scenarios whose name contains this")
     parser.add_argument("--admin-url", default=os.environ.get(
         "TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres"))
     args = parser.parse_args()
@@ -460,7 +533,11 @@ def main():
     log(f"logs in {logdir}")
     failures = []
     for name, run in (("core killed", lambda: core_kill(bindir, args.admin_url, logdir)),
-                      ("PostgreSQL stopped", lambda: private_postgres(bindir, logdir))):
+                      ("PostgreSQL stopped", lambda: private_postgres(bindir, logdir)),
+                      ("core killed mid-broadcast",
+                       lambda: broadcast_kill(bindir, args.admin_url, logdir))):
+        if args.only and args.only not in name:
+            continue
         started = time.monotonic()
         got = run()
         log(f"{name}: {'ok' if not got else 'FAILED'} in {time.monotonic() - started:.0f} s")

@@ -11,6 +11,7 @@ const FILES: &[&str] = &[
     "bm/v1/consent.proto",
     "bm/v1/apps.proto",
     "bm/v1/messaging.proto",
+    "bm/v1/broadcasts.proto",
     "bm/v1/webhooks.proto",
     "bm/v1/jobs.proto",
     "bm/v1/qr.proto",

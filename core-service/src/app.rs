@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::admin::grpc::AdminGrpc;
 use crate::apps::grpc::AppGrpc;
+use crate::broadcasts::grpc::BroadcastGrpc;
 use crate::business::grpc::{BusinessGrpc, TeamGrpc};
 use crate::caller::internal_guard;
 use crate::clock::{SharedClock, SystemClock};
@@ -154,6 +155,11 @@ impl CoreApp {
             );
             tokio::spawn(dispatcher.run(cancel.clone()))
         });
+        // Broadcasts are run where messages are handed out.
+        let broadcaster = (self.dispatch_concurrency > 0).then(|| {
+            let runner = crate::broadcasts::runner::Runner::new(core.clone());
+            tokio::spawn(runner.run(cancel.clone()))
+        });
         let mut server = tonic::transport::Server::builder();
         if let Some(tls) = &self.grpc_tls {
             server = server
@@ -199,6 +205,9 @@ impl CoreApp {
             .add_service(pb::messaging_service_server::MessagingServiceServer::new(
                 MessagingGrpc { core: core.clone() },
             ))
+            .add_service(pb::broadcast_service_server::BroadcastServiceServer::new(
+                BroadcastGrpc { core: core.clone() },
+            ))
             .add_service(pb::webhook_service_server::WebhookServiceServer::new(
                 WebhookGrpc { core: core.clone() },
             ))
@@ -230,6 +239,9 @@ impl CoreApp {
         if let Some(dispatcher) = dispatcher {
             let _ = dispatcher.await;
         }
+        if let Some(broadcaster) = broadcaster {
+            let _ = broadcaster.await;
+        }
         result.context("gRPC server")
     }
 }
@@ -244,6 +256,7 @@ pub const SERVICE_NAMES: &[&str] = &[
     <pb::audience_service_server::AudienceServiceServer<AudienceGrpc> as tonic::server::NamedService>::NAME,
     <pb::app_service_server::AppServiceServer<AppGrpc> as tonic::server::NamedService>::NAME,
     <pb::messaging_service_server::MessagingServiceServer<MessagingGrpc> as tonic::server::NamedService>::NAME,
+    <pb::broadcast_service_server::BroadcastServiceServer<BroadcastGrpc> as tonic::server::NamedService>::NAME,
     <pb::webhook_service_server::WebhookServiceServer<WebhookGrpc> as tonic::server::NamedService>::NAME,
     <pb::webhook_job_service_server::WebhookJobServiceServer<JobGrpc> as tonic::server::NamedService>::NAME,
     <pb::grant_service_server::GrantServiceServer<GrantGrpc> as tonic::server::NamedService>::NAME,

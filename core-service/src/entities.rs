@@ -242,6 +242,8 @@ pub mod messages {
         pub send_at: Option<DateTimeUtc>,
         /// After this it is never handed out (it fails `expired`); null: never.
         pub expires_at: Option<DateTimeUtc>,
+        /// The broadcast it belongs to; null for single sends.
+        pub broadcast_id: Option<Uuid>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -262,7 +264,8 @@ pub mod message_outbox {
         pub lease_until_ms: i64,
         pub lease_owner: Option<String>,
         pub attempts: i32,
-        /// The dispatcher's order: 0 single sends due now, 1 scheduled messages.
+        /// The dispatcher's order: 0 single sends due now, 1 scheduled messages, 2 broadcast
+        /// messages.
         pub class: i32,
     }
 
@@ -285,6 +288,8 @@ pub mod idempotency_keys {
         pub request_hash: String,
         pub message_id: Option<Uuid>,
         pub expires_at_ms: i64,
+        /// Set when the key created a broadcast (the key space is shared with sends).
+        pub broadcast_id: Option<Uuid>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -388,6 +393,9 @@ pub mod webhook_deliveries {
         pub queued: i32,
         /// `attempts` when the delivery was last (re-)queued: the retry budget counts from here.
         pub attempts_base: i32,
+        /// The job queue's priority: 0 for every delivery but those of broadcast messages (1),
+        /// which are leased only after every other due delivery.
+        pub class: i32,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -456,6 +464,72 @@ pub mod qr_sessions {
         pub created_at: DateTimeUtc,
         pub approved_at: Option<DateTimeUtc>,
         pub exchanged_at: Option<DateTimeUtc>,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod broadcasts {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "broadcasts")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub business_id: Uuid,
+        pub name: String,
+        pub category: String,
+        pub body: Option<String>,
+        pub message_content: Option<String>,
+        /// `scheduled`, `running`, `completed` or `canceled`.
+        pub status: String,
+        pub send_at: Option<DateTimeUtc>,
+        pub max_per_second: i32,
+        /// The app whose token created it (null from the console).
+        pub app_id: Option<Uuid>,
+        /// The team member who created it (null for an app token).
+        pub sender_user_id: Option<Uuid>,
+        pub created_at: DateTimeUtc,
+        /// Set once every created message has its outcome (`broadcast.completed`).
+        pub completed_at: Option<DateTimeUtc>,
+        /// When a runner may take it: its send time, then the end of its runner's lease.
+        pub due_at_ms: i64,
+        pub lease_owner: Option<String>,
+        pub lease_until_ms: i64,
+        /// The last recipient (by user id) whose message was created or skipped.
+        pub cursor: Option<Uuid>,
+        /// Every recipient has been handled (or the rest will never be).
+        pub creation_done: bool,
+        /// Active followers when it started; null before.
+        pub audience: Option<i64>,
+        pub accepted: i64,
+        pub skipped: i64,
+        pub not_created: i64,
+        pub delivered: i64,
+        pub failed: i64,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+/// The audience of a running broadcast, fixed when it starts.
+pub mod broadcast_recipients {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "broadcast_recipients")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub broadcast_id: Uuid,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub user_id: Uuid,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

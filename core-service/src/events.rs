@@ -17,7 +17,13 @@ pub const SUBSCRIBABLE: &[&str] = &[
     "follow.created",
     "follow.updated",
     "follow.deleted",
+    "broadcast.completed",
 ];
+
+/// The job queue's classes: deliveries of broadcast messages' events wait behind every other
+/// due delivery.
+pub const DELIVERY_CLASS: i32 = 0;
+pub const BROADCAST_DELIVERY_CLASS: i32 = 1;
 
 /// An event to record: for which business, its type and its `data`.
 #[derive(Debug, Clone)]
@@ -25,6 +31,8 @@ pub struct NewEvent {
     pub business_id: Uuid,
     pub event_type: &'static str,
     pub data: serde_json::Value,
+    /// The outcome of a broadcast message: its deliveries are leased after every other due one.
+    pub broadcast: bool,
 }
 
 /// Records an event for `business_id` and queues its deliveries (counted in `tally`); returns
@@ -41,6 +49,7 @@ pub async fn record(
         business_id,
         event_type,
         data,
+        broadcast: false,
     };
     record_many(db, vec![event], now, tally).await
 }
@@ -57,6 +66,16 @@ pub async fn record_many(
     if new.is_empty() {
         return Ok(0);
     }
+    let classes: Vec<i32> = new
+        .iter()
+        .map(|e| {
+            if e.broadcast {
+                BROADCAST_DELIVERY_CLASS
+            } else {
+                DELIVERY_CLASS
+            }
+        })
+        .collect();
     let rows: Vec<events::Model> = new
         .into_iter()
         .map(|e| events::Model {
@@ -81,11 +100,11 @@ pub async fn record_many(
         .all(db)
         .await?;
     let mut deliveries = Vec::new();
-    for event in &rows {
+    for (event, class) in rows.iter().zip(classes) {
         for endpoint in endpoints.iter().filter(|w| {
             w.business_id == event.business_id && w.events.split(',').any(|e| e == event.event_type)
         }) {
-            deliveries.push(delivery(endpoint, event, now));
+            deliveries.push(delivery(endpoint, event, now, class));
             tally.queued(endpoint.business_id, 1);
         }
     }
@@ -134,6 +153,7 @@ fn delivery(
     endpoint: &webhooks::Model,
     event: &events::Model,
     now: DateTime<Utc>,
+    class: i32,
 ) -> webhook_deliveries::ActiveModel {
     webhook_deliveries::ActiveModel {
         id: Set(Uuid::now_v7()),
@@ -153,6 +173,7 @@ fn delivery(
         updated_at: Set(now),
         queued: Set(1),
         attempts_base: Set(0),
+        class: Set(class),
     }
 }
 
@@ -162,6 +183,8 @@ async fn queue(
     event: &events::Model,
     now: DateTime<Utc>,
 ) -> AppResult<()> {
-    delivery(endpoint, event, now).insert(db).await?;
+    delivery(endpoint, event, now, DELIVERY_CLASS)
+        .insert(db)
+        .await?;
     Ok(())
 }

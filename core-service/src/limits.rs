@@ -287,6 +287,19 @@ pub(crate) async fn hold(
 
 /// Takes `units` units of `key` at once (`units` at most the rate's count), or none. Returns
 /// the wait before all of them would pass when refused.
+/// Takes `units` units of `key` inside the caller's transaction (all or none), at `now_us`:
+/// `Ok` with the units taken, or the wait until they fit. The units are spent only if the
+/// transaction commits, so they go exactly with what it stores.
+pub async fn take_in(
+    txn: &impl ConnectionTrait,
+    key: &str,
+    rate: Rate,
+    units: u32,
+    now_us: i64,
+) -> AppResult<Result<u32, Duration>> {
+    take_units(txn, key, rate, units, now_us).await
+}
+
 async fn take_units(
     db: &impl ConnectionTrait,
     key: &str,

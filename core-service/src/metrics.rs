@@ -87,7 +87,8 @@ pub async fn sample_once(core: &Core) -> Result<(), sea_orm::DbErr> {
     }
     let oldest_delivery = count(
         core,
-        "SELECT MIN(next_attempt_at_ms) FROM webhook_deliveries WHERE queued = 1 AND next_attempt_at_ms <= $1",
+        "SELECT MIN(next_attempt_at_ms) FROM webhook_deliveries \
+         WHERE queued = 1 AND class IN (0, 1) AND next_attempt_at_ms <= $1",
         vec![now.into()],
     )
     .await?;

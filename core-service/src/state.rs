@@ -36,6 +36,8 @@ pub struct Core {
     pub internal_token: Option<String>,
     /// Wakes this core's dispatcher when it accepts a message.
     pub dispatch_wakeup: tokio::sync::Notify,
+    /// Wakes this core's broadcast runner when it creates a broadcast.
+    pub broadcast_wakeup: tokio::sync::Notify,
     /// Wakes the job streams (of every core, on PostgreSQL) when deliveries are committed.
     pub webhook_wakeup: WebhookWakeup,
     pub webhooks: WebhookSettings,
@@ -80,6 +82,7 @@ impl Core {
             retention: config.retention.clone(),
             internal_token: config.internal_token.clone().filter(|t| !t.is_empty()),
             dispatch_wakeup: tokio::sync::Notify::new(),
+            broadcast_wakeup: tokio::sync::Notify::new(),
             slow_endpoints: Default::default(),
             job_credits: Default::default(),
             webhooks: WebhookSettings {

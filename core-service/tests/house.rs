@@ -328,10 +328,12 @@ fn stores_never_import_rules() {
     for store in stores {
         checked += 1;
         for target in &edges[store] {
-            let same_folder_store = target.ends_with("::store")
-                && store.rsplit_once("::").map(|s| s.0) == target.rsplit_once("::").map(|t| t.0);
+            // Another store (a broadcast's batch completes it through the outbox's query, in
+            // the same transaction).
+            let other_store =
+                target.ends_with("::store") || target.as_str() == "crate::messaging::outbox";
             assert!(
-                allowed.contains(&target.as_str()) || same_folder_store,
+                allowed.contains(&target.as_str()) || other_store,
                 "{store} imports {target}: a store imports entities, errors and other stores only"
             );
         }
@@ -361,8 +363,10 @@ fn floor(module: &str) -> u32 {
     match room.as_str() {
         "crate::app" | "crate" => 6,
         "crate::admin" => 5,
-        "crate::messaging" | "crate::webhooks" | "crate::consent" | "crate::qr"
-        | "crate::grants" | "crate::apps" | "crate::business" | "crate::identity" => 4,
+        "crate::messaging" | "crate::broadcasts" | "crate::webhooks" | "crate::consent"
+        | "crate::qr" | "crate::grants" | "crate::apps" | "crate::business" | "crate::identity" => {
+            4
+        }
         "crate::caller" | "crate::retention" | "crate::metrics" | "crate::layers" => 3,
         "crate::state" => 2,
         _ => 1,

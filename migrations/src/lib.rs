@@ -18,6 +18,7 @@ mod m20261125_000009_audience;
 mod m20261126_000010_usage_counters;
 mod m20261127_000011_scheduling;
 mod m20261128_000012_service_times;
+mod m20261129_000013_broadcasts;
 
 pub struct Migrator;
 
@@ -37,6 +38,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000010_usage_counters::Migration),
             Box::new(m20261127_000011_scheduling::Migration),
             Box::new(m20261128_000012_service_times::Migration),
+            Box::new(m20261129_000013_broadcasts::Migration),
         ]
     }
 }

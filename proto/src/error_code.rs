@@ -95,6 +95,7 @@ catalogue! {
     GrantNotFound = "grant_not_found", NotFound, 404;
     MessageNotFound = "message_not_found", NotFound, 404;
     DeliveryNotFound = "delivery_not_found", NotFound, 404;
+    BroadcastNotFound = "broadcast_not_found", NotFound, 404;
     // 405: the path exists, the method does not.
     MethodNotAllowed = "method_not_allowed", Unimplemented, 405;
     // 408: the client did not send its request in time.
@@ -111,6 +112,7 @@ catalogue! {
     WebhookPaused = "webhook_paused", FailedPrecondition, 409;
     DeliveryNotFailed = "delivery_not_failed", FailedPrecondition, 409;
     MessageNotCancelable = "message_not_cancelable", FailedPrecondition, 409;
+    BroadcastNotCancelable = "broadcast_not_cancelable", FailedPrecondition, 409;
     WebhookLimitReached = "webhook_limit_reached", FailedPrecondition, 409;
     // 413: the request body is larger than the gateway accepts.
     PayloadTooLarge = "payload_too_large", InvalidArgument, 413;
@@ -254,6 +256,8 @@ mod tests {
             ("request_timeout", 408),
             ("delivery_not_failed", 409),
             ("message_not_cancelable", 409),
+            ("broadcast_not_found", 404),
+            ("broadcast_not_cancelable", 409),
             ("webhook_limit_reached", 409),
             ("payload_too_large", 413),
             ("request_header_too_large", 431),

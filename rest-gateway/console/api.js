@@ -52,6 +52,8 @@ const WORDS = {
   webhook_limit_reached: 'This business has as many endpoints as it may have.',
   invalid_webhook_url: 'That URL cannot receive webhooks.',
   delivery_not_failed: 'Only a failed delivery can be retried.',
+  broadcast_not_cancelable: 'Only a scheduled or running broadcast can be canceled.',
+  broadcast_not_found: 'That broadcast does not exist.',
   message_not_cancelable: 'Only a scheduled message can be canceled: this one is already on its way, sent or canceled.',
   qr_session_not_found: 'That sign-in request does not exist or has expired.',
   qr_session_not_pending: 'That sign-in request was already approved.',

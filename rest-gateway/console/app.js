@@ -69,7 +69,7 @@ function badge(text, kind = '') {
 const STATUS_KIND = {
   delivered: 'ok', succeeded: 'ok', active: 'ok', live: 'ok',
   failed: 'bad', suspended: 'bad', paused: 'warn', retrying: 'warn', pending: 'warn',
-  sandbox: 'warn', accepted: '', scheduled: 'warn', canceled: '',
+  sandbox: 'warn', accepted: '', scheduled: 'warn', canceled: '', running: 'warn', completed: 'ok',
 };
 
 function status(text) {
@@ -419,7 +419,7 @@ async function appsPage() {
 
 // ---- webhooks ----
 
-const EVENTS = ['message.sent', 'message.failed', 'grant.revoked', 'follow.created', 'follow.updated', 'follow.deleted'];
+const EVENTS = ['message.sent', 'message.failed', 'grant.revoked', 'follow.created', 'follow.updated', 'follow.deleted', 'broadcast.completed'];
 
 function eventBoxes(selected) {
   return h('fieldset', {}, h('legend', {}, 'Events'),
@@ -608,7 +608,8 @@ async function messagesPage() {
     location.hash = filter.value ? `#/messages?status=${filter.value}` : '#/messages';
   });
   const rows = history.messages.map((m) => h('tr', { dataset: { message: m.id } },
-    h('td', {}, when(m.created_at)), h('td', {}, m.send_at ? when(m.send_at) : ''), h('td', {}, m.to),
+    h('td', {}, when(m.created_at)), h('td', {}, m.send_at ? when(m.send_at) : ''),
+    h('td', {}, m.to || h('span', { class: 'muted', title: `broadcast ${m.broadcast_id}` }, 'a follower (broadcast)')),
     h('td', {}, m.category), h('td', {}, m.source),
     h('td', {}, status(m.status)), h('td', {}, reason(m.failure_reason))));
   const last = history.messages[history.messages.length - 1];
@@ -623,6 +624,145 @@ async function messagesPage() {
     history.messages.length ? table(['Accepted', 'Send at', 'To', 'Category', 'Source', 'Status', 'Why it failed'], rows)
       : h('p', { class: 'muted' }, shown ? `No ${shown} messages.` : 'No messages yet.'),
     history.has_more && last ? h('p', {}, h('a', { href: `#/messages?${older}` }, 'Older messages')) : null);
+}
+
+// ---- broadcasts ----
+
+// While a broadcast runs, its page reads the list again every second.
+let broadcastTimer = null;
+
+function stopBroadcastPolling() {
+  if (broadcastTimer) clearTimeout(broadcastTimer);
+  broadcastTimer = null;
+}
+
+const BROADCAST_STATUSES = ['scheduled', 'running', 'completed', 'canceled'];
+
+function progress(b) {
+  const c = b.counts;
+  if (c.audience === null || c.audience === undefined) {
+    const text = { scheduled: `starts ${when(b.send_at)}`, canceled: 'canceled before it started' }[b.status] || 'starting';
+    return h('span', { class: 'muted' }, text);
+  }
+  const handled = c.accepted + c.skipped + c.not_created;
+  const outcomes = c.delivered + c.failed;
+  return h('div', { class: 'progress' },
+    h('progress', { max: Math.max(c.audience, 1), value: c.audience ? handled : 1, 'aria-label': `${handled} of ${c.audience} followers handled` }),
+    h('span', {}, `${c.accepted} sent · ${c.skipped} skipped${c.not_created ? ` · ${c.not_created} not sent` : ''} of ${c.audience}`),
+    h('span', { class: 'muted' }, `${c.delivered} delivered · ${c.failed} failed${outcomes < c.accepted ? ` · ${c.accepted - outcomes} on their way` : ''}`));
+}
+
+function broadcastRows(list, manage) {
+  return list.map((b) => h('tr', { dataset: { broadcast: b.id } },
+    h('td', {}, b.name), h('td', {}, b.category), h('td', {}, status(b.status)),
+    h('td', {}, when(b.send_at || b.created_at)), h('td', {}, progress(b)),
+    h('td', {}, b.completed_at ? when(b.completed_at) : ''),
+    h('td', {}, manage && (b.status === 'scheduled' || b.status === 'running')
+      ? act('Cancel', async () => {
+        if (!confirm(`Cancel the broadcast "${b.name}"? Messages already created still go out.`)) return;
+        await api('POST', `/business/broadcasts/${b.id}/cancel`, {});
+        await reload('ok', `Canceled: "${b.name}" creates no more messages.`);
+      })
+      : null)));
+}
+
+async function broadcastsPage() {
+  const q = query();
+  const params = new URLSearchParams({ limit: '20' });
+  const shown = BROADCAST_STATUSES.includes(q.get('status')) ? q.get('status') : '';
+  if (shown) params.set('status', shown);
+  if (q.get('after')) params.set('starting_after', q.get('after'));
+  const [list, usage] = await Promise.all([
+    api('GET', `/business/broadcasts?${params}`),
+    api('GET', '/business/usage'),
+  ]);
+  const manage = canManage();
+  const { active, marketing_opt_in: optedIn } = usage.followers;
+  const reach = h('p', { class: 'muted', 'aria-live': 'polite' });
+  const category = h('select', { name: 'category' }, h('option', { value: 'utility' }, 'utility'), h('option', { value: 'marketing' }, 'marketing'));
+  const rich = h('fieldset', { hidden: true }, h('legend', {}, 'Marketing extras (optional)'),
+    field('Title', h('input', { name: 'title', maxlength: 200 })),
+    field('Image URL (https)', h('input', { type: 'url', name: 'image_url', placeholder: 'https://' })),
+    h('div', { class: 'filters' },
+      field('Button label', h('input', { name: 'button_label', maxlength: 40 })),
+      field('Button URL (https)', h('input', { type: 'url', name: 'button_url', placeholder: 'https://' }))));
+  const showReach = () => {
+    const marketing = category.value === 'marketing';
+    rich.hidden = !marketing;
+    reach.textContent = marketing
+      ? `Audience now: ${active} active follower${active === 1 ? '' : 's'}, of whom ${optedIn} opted in to marketing: only they are reached (consent is checked again as each message is created).`
+      : `Audience now: ${active} active follower${active === 1 ? '' : 's'}. Whoever unfollows before their message is created is skipped.`;
+  };
+  category.addEventListener('change', showReach);
+  showReach();
+  const compose = manage ? form({ 'aria-label': 'New broadcast' }, [
+    field('Name (for you; recipients do not see it)', h('input', { name: 'name', maxlength: 100, required: true, placeholder: 'December opening hours' })),
+    field('Category', category),
+    reach,
+    field('Message', h('textarea', { name: 'body', maxlength: 4096, required: true })),
+    rich,
+    h('div', { class: 'filters' },
+      field('Start at (optional)', h('input', { type: 'datetime-local', name: 'send_at' })),
+      field('Messages per second (optional)', h('input', { type: 'number', name: 'max_per_second', min: 1, step: 1, placeholder: 'as fast as allowed' }))),
+    h('p', { class: 'muted' }, 'Times are in your local time zone; leave the start empty to start now, or pick a time up to 30 days ahead. A broadcast spends your send budget, at most half of it, so your own sends always go first.'),
+  ], 'Broadcast', async (data, out, f) => {
+    const body = { name: String(data.get('name') || '').trim(), category: data.get('category') };
+    const text = String(data.get('body') || '');
+    const extras = ['title', 'image_url', 'button_label', 'button_url'].map((k) => String(data.get(k) || '').trim());
+    if (body.category === 'marketing' && extras.some(Boolean)) {
+      const [title, imageUrl, label, url] = extras;
+      body.message_content = { text };
+      if (title) body.message_content.title = title;
+      if (imageUrl) body.message_content.image_url = imageUrl;
+      if (label || url) body.message_content.buttons = [{ label, url }];
+    } else {
+      body.body = text;
+    }
+    const sendAt = instant(data.get('send_at'));
+    if (sendAt) body.send_at = sendAt;
+    const pace = String(data.get('max_per_second') || '').trim();
+    if (pace) body.max_per_second = Number(pace);
+    const created = await api('POST', '/business/broadcasts', body);
+    f.reset();
+    await reload('ok', created.status === 'scheduled'
+      ? `Scheduled: "${created.name}" starts ${when(created.send_at)}.`
+      : `Broadcasting "${created.name}": progress shows below.`);
+  }) : h('p', { class: 'muted' }, 'Only the owner or an admin can broadcast.');
+  const filter = h('select', { name: 'status', class: 'narrow', 'aria-label': 'Show broadcasts' },
+    h('option', { value: '' }, 'all broadcasts'),
+    BROADCAST_STATUSES.map((one) => h('option', { value: one, selected: one === shown }, one)));
+  filter.addEventListener('change', () => {
+    location.hash = filter.value ? `#/broadcasts?status=${filter.value}` : '#/broadcasts';
+  });
+  const body = h('tbody', {}, broadcastRows(list.broadcasts, manage));
+  const last = list.broadcasts[list.broadcasts.length - 1];
+  const older = new URLSearchParams({ ...(shown ? { status: shown } : {}), ...(last ? { after: last.id } : {}) });
+  page('Broadcasts',
+    h('p', { class: 'muted' }, 'One message to everyone who follows your business. Phone numbers are never shown: the history lists broadcast messages without them.'),
+    compose,
+    h('h2', {}, 'Your broadcasts'),
+    h('div', { class: 'row' }, filter),
+    list.broadcasts.length
+      ? h('div', { class: 'table-wrap' }, h('table', {},
+        h('thead', {}, h('tr', {}, ['Name', 'Category', 'Status', 'Starts', 'Progress', 'Completed', ''].map((t) => h('th', { scope: 'col' }, t)))),
+        body))
+      : h('p', { class: 'muted' }, shown ? `No ${shown} broadcasts.` : 'No broadcasts yet.'),
+    list.has_more && last ? h('p', {}, h('a', { href: `#/broadcasts?${older}` }, 'Older broadcasts')) : null);
+  // Progress: while one runs (or waits for its outcomes), read the page's list again.
+  const live = (l) => l.broadcasts.some((b) => b.status === 'running' || (b.status !== 'scheduled' && !b.completed_at)
+    || (b.status === 'scheduled' && new Date(b.send_at) <= new Date()));
+  const poll = async () => {
+    broadcastTimer = null;
+    if ((location.hash || '').split('?')[0] !== '#/broadcasts') return;
+    try {
+      const fresh = await api('GET', `/business/broadcasts?${params}`);
+      body.replaceChildren(...broadcastRows(fresh.broadcasts, manage));
+      if (live(fresh)) broadcastTimer = setTimeout(poll, 1000);
+    } catch (err) {
+      say('error', describe(err));
+    }
+  };
+  if (live(list)) broadcastTimer = setTimeout(poll, 1000);
 }
 
 // ---- audience ----
@@ -828,15 +968,17 @@ const PAGES = {
   '#/webhooks': webhooksPage,
   '#/deliveries': deliveriesPage,
   '#/messages': messagesPage,
+  '#/broadcasts': broadcastsPage,
   '#/audience': audiencePage,
   '#/usage': usagePage,
   '#/approve': approvePage,
 };
 
-const NEEDS_BUSINESS = new Set(['#/team', '#/apps', '#/webhooks', '#/deliveries', '#/messages', '#/audience', '#/usage']);
+const NEEDS_BUSINESS = new Set(['#/team', '#/apps', '#/webhooks', '#/deliveries', '#/messages', '#/broadcasts', '#/audience', '#/usage']);
 
 async function route() {
   stopQr();
+  stopBroadcastPolling();
   const path = (location.hash || '#/').split('?')[0];
   if (!session.get()) {
     me = null;

@@ -56,6 +56,8 @@ pub enum EventType {
     FollowUpdated,
     #[serde(rename = "follow.deleted")]
     FollowDeleted,
+    #[serde(rename = "broadcast.completed")]
+    BroadcastCompleted,
 }
 
 /// An event type in the deliveries log: a subscribable event, or `webhook.test`.
@@ -73,6 +75,8 @@ pub enum DeliveryEventType {
     FollowUpdated,
     #[serde(rename = "follow.deleted")]
     FollowDeleted,
+    #[serde(rename = "broadcast.completed")]
+    BroadcastCompleted,
     #[serde(rename = "webhook.test")]
     WebhookTest,
 }
@@ -147,6 +151,31 @@ pub enum MessageSource {
     Console,
     App,
     Service,
+    /// A message of a broadcast.
+    Broadcast,
+}
+
+/// A broadcast's status.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BroadcastStatus {
+    /// Waiting for its `send_at`.
+    Scheduled,
+    /// Creating its messages.
+    Running,
+    /// Every recipient handled and every created message has its outcome.
+    Completed,
+    /// Canceled, or its business stopped being live and active: messages already created go
+    /// on, the rest are `not_created`.
+    Canceled,
+}
+
+/// What a broadcast may send.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BroadcastCategory {
+    Utility,
+    Marketing,
 }
 
 /// Why a message failed.
@@ -265,6 +294,9 @@ pub struct MessageSentData {
     /// `delivered`.
     #[schema(pattern = "^delivered$")]
     pub status: String,
+    /// The broadcast the message belongs to; null for single sends.
+    #[schema(format = Uuid)]
+    pub broadcast_id: Option<String>,
 }
 
 /// `message.failed`: a send was not delivered.
@@ -281,6 +313,20 @@ pub struct MessageFailedData {
     pub status: String,
     #[schema(value_type = FailureReason)]
     pub reason: String,
+    /// The broadcast the message belongs to; null for single sends.
+    #[schema(format = Uuid)]
+    pub broadcast_id: Option<String>,
+}
+
+/// `broadcast.completed`: every message a broadcast created has its outcome.
+#[derive(Serialize, ToSchema)]
+pub struct BroadcastCompletedData {
+    #[schema(format = Uuid)]
+    pub broadcast_id: String,
+    /// `completed`, or `canceled` (canceled, or its business stopped being live and active).
+    #[schema(value_type = BroadcastStatus, pattern = "^(completed|canceled)$")]
+    pub status: String,
+    pub counts: crate::routes::broadcasts::BroadcastCounts,
 }
 
 /// `grant.revoked`: a user revoked a developer app's sign-in grant.

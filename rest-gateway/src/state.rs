@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use proto::v1::app_service_client::AppServiceClient;
 use proto::v1::audience_service_client::AudienceServiceClient;
+use proto::v1::broadcast_service_client::BroadcastServiceClient;
 use proto::v1::business_service_client::BusinessServiceClient;
 use proto::v1::consent_service_client::ConsentServiceClient;
 use proto::v1::grant_service_client::GrantServiceClient;
@@ -26,6 +27,7 @@ pub struct AppState {
     pub audience: AudienceServiceClient<Channel>,
     pub apps: AppServiceClient<Channel>,
     pub messaging: MessagingServiceClient<Channel>,
+    pub broadcasts: BroadcastServiceClient<Channel>,
     pub webhooks: WebhookServiceClient<Channel>,
     pub grants: GrantServiceClient<Channel>,
     pub qr: QrServiceClient<Channel>,
@@ -53,6 +55,7 @@ impl AppState {
             audience: AudienceServiceClient::new(channel.clone()),
             apps: AppServiceClient::new(channel.clone()),
             messaging: MessagingServiceClient::new(channel.clone()),
+            broadcasts: BroadcastServiceClient::new(channel.clone()),
             webhooks: WebhookServiceClient::new(channel.clone()),
             grants: GrantServiceClient::new(channel.clone()),
             qr: QrServiceClient::new(channel.clone()),

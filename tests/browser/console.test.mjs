@@ -439,6 +439,52 @@ try {
     await shot(page, '09-usage');
   });
 
+  await step('broadcasts: the audience before sending, a scheduled one canceled, one that runs to its end', async () => {
+    const local = (d) => {
+      const pad = (n) => String(n).padStart(2, '0');
+      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+    };
+    await page.goto(`${BASE}/console/#/broadcasts`);
+    await page.getByRole('heading', { name: 'Broadcasts' }).first().waitFor();
+    await page.getByText('No broadcasts yet.').waitFor();
+    await page.getByText('Audience now: 1 active follower.').waitFor();
+    await page.getByLabel('Category').selectOption('marketing');
+    await page.getByText('of whom 1 opted in to marketing').waitFor();
+    // A broadcast needs a name.
+    await page.getByLabel('Message', { exact: true }).fill('Half price on Saturday');
+    await page.getByRole('button', { name: 'Broadcast' }).click();
+    await page.getByText(/name: must be 1 to 100 characters/).waitFor();
+    await page.getByLabel(/^Name/).fill('Weekend sale');
+    await page.getByLabel('Start at (optional)').fill(local(new Date(Date.now() + 24 * 3600 * 1000)));
+    await page.getByRole('button', { name: 'Broadcast' }).click();
+    await page.getByText(/^Scheduled: "Weekend sale" starts/).waitFor();
+    const sale = page.locator('tr[data-broadcast]', { hasText: 'Weekend sale' });
+    await sale.locator('.badge', { hasText: 'scheduled' }).waitFor();
+    await sale.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByText('Canceled: "Weekend sale" creates no more messages.').waitFor();
+    await sale.locator('.badge', { hasText: 'canceled' }).waitFor();
+    // One that starts now, at one message a second: its progress updates in place.
+    await page.getByLabel(/^Name/).fill('Opening hours');
+    await page.getByLabel('Category').selectOption('utility');
+    await page.getByLabel('Message', { exact: true }).fill('We open at 10:00 in December');
+    await page.getByLabel('Messages per second (optional)').fill('1');
+    await page.getByRole('button', { name: 'Broadcast' }).click();
+    await page.getByText('Broadcasting "Opening hours": progress shows below.').waitFor();
+    const hours = page.locator('tr[data-broadcast]', { hasText: 'Opening hours' });
+    await hours.locator('.badge', { hasText: 'completed' }).waitFor({ timeout: 20000 });
+    assert.match(await hours.innerText(), /1 sent · 0 skipped of 1/);
+    assert.match(await hours.innerText(), /1 delivered · 0 failed/);
+    await page.getByLabel('Show broadcasts').selectOption('canceled');
+    await until('only the canceled broadcast listed', async () => (await page.locator('tr[data-broadcast]').count()) === 1);
+    await page.getByLabel('Show broadcasts').selectOption('');
+    await hours.waitFor();
+    await shot(page, '17-broadcasts');
+    // Its message is in the history, without the follower's number.
+    await page.goto(`${BASE}/console/#/messages`);
+    await page.getByRole('heading', { name: 'History' }).waitFor();
+    await page.getByText('a follower (broadcast)').first().waitFor();
+  });
+
   await step('a 429 says when to try again', async () => {
     const other = await newContext();
     const otherPage = await open(other);
@@ -458,6 +504,9 @@ try {
     assert.equal(await memberPage.getByRole('button', { name: 'Remove' }).count(), 0);
     await memberPage.goto(`${BASE}/console/#/apps`);
     await memberPage.getByText('Only the business owner manages developer apps').waitFor();
+    await memberPage.goto(`${BASE}/console/#/broadcasts`);
+    await memberPage.getByText('Only the owner or an admin can broadcast.').waitFor();
+    assert.equal(await memberPage.getByRole('button', { name: 'Cancel' }).count(), 0);
     await memberContext.close();
   });
 

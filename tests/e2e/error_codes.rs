@@ -599,6 +599,41 @@ e2e!(
             .send(&app)
             .await
         );
+        expect!(
+            "broadcast_not_found",
+            call(
+                Method::GET,
+                format!("/business/broadcasts/{}", uuid::Uuid::new_v4())
+            )
+            .token(&biz.owner_token)
+            .send(&app)
+            .await
+        );
+        let broadcast = call(Method::POST, "/business/broadcasts")
+            .token(&biz.owner_token)
+            .json(json!({"name": "n", "category": "utility", "body": "hello"}))
+            .send(&app)
+            .await;
+        broadcast.assert_ok(201);
+        let broadcast = broadcast.data()["id"].as_str().unwrap().to_string();
+        call(
+            Method::POST,
+            format!("/business/broadcasts/{broadcast}/cancel"),
+        )
+        .token(&biz.owner_token)
+        .send(&app)
+        .await
+        .assert_ok(200);
+        expect!(
+            "broadcast_not_cancelable",
+            call(
+                Method::POST,
+                format!("/business/broadcasts/{broadcast}/cancel")
+            )
+            .token(&biz.owner_token)
+            .send(&app)
+            .await
+        );
         call(Method::PATCH, format!("/business/webhooks/{hook_id}"))
             .token(&biz.owner_token)
             .json(json!({"active": false}))

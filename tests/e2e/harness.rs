@@ -421,6 +421,37 @@ impl TestApp {
         }
     }
 
+    /// Another core on the same database and clock, on its own runtime (no gateway): dropping
+    /// it drops that runtime, as a crash would stop the process, with nothing handed back.
+    pub fn crashable_core(&self, configure: impl FnOnce(&mut CoreConfig)) -> CrashableCore {
+        let mut config = self.config.clone();
+        configure(&mut config);
+        let overrides = Overrides {
+            clock: Some(Arc::new(self.clock.clone())),
+            sms: Some(self.sms.clone()),
+            ..Default::default()
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let cancel = CancellationToken::new();
+        let stop = cancel.clone();
+        runtime.spawn(async move {
+            let core = CoreApp::build(config, overrides)
+                .await
+                .expect("core builds");
+            if let Err(err) = core.run_until_stopped(stop).await {
+                eprintln!("the crashable core stopped: {err:#}");
+            }
+        });
+        CrashableCore {
+            runtime: Some(runtime),
+            _cancel: cancel,
+        }
+    }
+
     /// Starts a webhook worker on another stack's core (stopped with that stack).
     pub fn start_worker_at(&self, stack: &Stack) {
         let mut config = webhook_worker::WorkerConfig::for_core(stack.grpc_url.clone());
@@ -640,6 +671,30 @@ impl Drop for TestApp {
         self.stop_workers();
         self.gateway_cancel.cancel();
         self.core_cancel.cancel();
+    }
+}
+
+/// A core started by [`TestApp::crashable_core`].
+pub struct CrashableCore {
+    runtime: Option<tokio::runtime::Runtime>,
+    _cancel: CancellationToken,
+}
+
+impl CrashableCore {
+    /// Stops the core as a crash would: its runtime goes, its tasks with it, mid-transaction or
+    /// not, and no lease is given back.
+    pub fn crash(mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+impl Drop for CrashableCore {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
     }
 }
 

@@ -10,6 +10,7 @@ mod apps;
 mod audience;
 mod auth_otp;
 mod auth_tokens;
+mod broadcasts;
 mod business_account;
 mod consent;
 mod console;

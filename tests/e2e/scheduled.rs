@@ -309,8 +309,11 @@ async fn lease(app: &TestApp, limit: u64) -> Vec<(uuid::Uuid, i32)> {
         "test",
         now_ms,
         now_ms + 30_000,
-        limit,
-        limit,
+        core_service::messaging::outbox::LeaseLimits {
+            total: limit,
+            scheduled: limit,
+            broadcast: limit,
+        },
     )
     .await
     .unwrap()

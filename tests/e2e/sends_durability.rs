@@ -252,6 +252,7 @@ e2e!(
             request_hash: Set(probe.request_hash),
             message_id: Set(None),
             expires_at_ms: Set(probe.expires_at_ms),
+            broadcast_id: Set(None),
         }
         .insert(&app.core.db)
         .await

@@ -17,9 +17,17 @@
 //!
 //!     bench --db postgres --phases reads --audience 100000 --seed-messages 1000000
 //!
+//! The `scheduled` phase (`bench/scheduled.rs`) hands out a backlog due at once beside single
+//! sends; the `broadcast` phase (`bench/broadcast.rs`) broadcasts to a demo audience beside
+//! another business's sends:
+//!
+//!     bench --db postgres --phases closed,broadcast --audience 100000
+//!
 //!     cargo run --release -p e2e-tests --example bench -- --help
 #![allow(dead_code)]
 
+#[path = "bench/broadcast.rs"]
+mod broadcast;
 #[path = "../e2e/fixtures/mod.rs"]
 mod fixtures;
 #[path = "../e2e/harness.rs"]
@@ -67,7 +75,9 @@ struct Args {
     followers: usize,
     /// Phases to run, in order: closed, rate, baseline, reads (the audience and usage reads on a
     /// demo business of `--audience` followers, every fifth unfollowed, and `--seed-messages`),
-    /// scheduled (`--scheduled` messages due in one second, single sends at `--rate` around it).
+    /// scheduled (`--scheduled` messages due in one second, single sends at `--rate` around it),
+    /// broadcast (a utility and a marketing broadcast to a demo business of `--audience`
+    /// followers, another business's authentication sends at `--auth-rate` around the first).
     #[arg(long, value_delimiter = ',', default_value = "closed,rate,baseline")]
     phases: Vec<String>,
     /// Followers of the reads phase's demo business (`admin demo --followers N`).
@@ -94,6 +104,9 @@ struct Args {
     /// Seconds ahead the scheduled phase's messages are due (time to accept them all first).
     #[arg(long, default_value_t = 30)]
     lead: u64,
+    /// Authentication sends per second of the bench's business during the broadcast phase.
+    #[arg(long, default_value_t = 50)]
+    auth_rate: u32,
     /// Seconds to wait for the webhook backlog to drain after a phase.
     #[arg(long, default_value_t = 120)]
     drain_timeout: u64,
@@ -741,6 +754,7 @@ async fn main() {
         backend, args.followers, args.endpoints, args.connections, args.duration
     );
     let duration = Duration::from_secs(args.duration);
+    let mut closed_rate = None;
     for phase in &args.phases {
         let statements = core_service::db::STATEMENTS.load(Ordering::Relaxed);
         let transactions = pg_transactions(&app).await;
@@ -749,6 +763,10 @@ async fn main() {
         match phase.as_str() {
             "closed" => {
                 let result = closed_loop(load.clone(), args.connections, duration, "closed").await;
+                closed_rate = Some(
+                    result.accepted.len() as f64
+                        / (result.ended - result.started).as_secs_f64().max(1e-9),
+                );
                 let name = format!("closed loop, {} connections", args.connections);
                 report(&name, &app, &args, &arrivals, before, result).await;
             }
@@ -778,6 +796,30 @@ async fn main() {
                     connections: args.connections,
                 };
                 scheduled::run(&app, load.clone(), &phase).await;
+            }
+            "broadcast" => {
+                let auth = Arc::new(Load {
+                    addr: load.addr.clone(),
+                    path: load.path.clone(),
+                    token: load.token.clone(),
+                    bodies: phones
+                        .iter()
+                        .map(|to| {
+                            Bytes::from(
+                                json!({ "to": to, "category": "authentication", "message_content": {"code": "482913"} })
+                                    .to_string(),
+                            )
+                        })
+                        .collect(),
+                });
+                let phase = broadcast::BroadcastArgs {
+                    audience: args.audience,
+                    auth_rate: args.auth_rate,
+                    closed_rate,
+                    receiver: receiver.clone(),
+                    drain_timeout: Duration::from_secs(args.drain_timeout.max(600)),
+                };
+                broadcast::run(&app, auth, &arrivals, &phase).await;
             }
             other => eprintln!("unknown phase {other}"),
         }

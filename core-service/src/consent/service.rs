@@ -136,6 +136,7 @@ pub async fn follow_many(core: &Core, business_id: Uuid, people: &[(Uuid, bool)]
             business_id,
             event_type: FOLLOW_CREATED,
             data: follow_data(follow, now),
+            broadcast: false,
         })
         .collect();
     let mut tally = Tally::new();

@@ -191,6 +191,23 @@ pub fn parse_category_send(
 ) -> AppResult<Outgoing> {
     let category = Category::parse_sendable(category)?;
     let to = parse_to(to)?;
+    let (body, content) = check_content(category, body, content_json)?;
+    Ok(Outgoing {
+        to,
+        category,
+        body,
+        content,
+        idempotency_key: parse_idempotency_key(idempotency_key)?,
+    })
+}
+
+/// The body or structured content of a category message, checked as that category needs:
+/// returns them as stored (the content as canonical JSON).
+pub fn check_content(
+    category: Category,
+    body: Option<&str>,
+    content_json: Option<&str>,
+) -> AppResult<(Option<String>, Option<Value>)> {
     let body = non_empty(body);
     let content = parse_content(content_json)?;
     match category {
@@ -229,18 +246,11 @@ pub fn parse_category_send(
             (Some(body), None) => check_body_length(body)?,
             (None, Some(map)) => check_marketing(map)?,
         },
-        Category::Service => unreachable!("parse_sendable never yields service"),
+        Category::Service => unreachable!("a category message is never service"),
     }
-    Ok(Outgoing {
-        to,
-        category,
-        body: body.map(str::to_string),
-        content: content.map(Value::Object),
-        idempotency_key: parse_idempotency_key(idempotency_key)?,
-    })
+    Ok((body.map(str::to_string), content.map(Value::Object)))
 }
 
-/// Parses a service send: `to`, a body, the Idempotency-Key.
 pub fn parse_service_send(
     to: Option<&str>,
     body: Option<&str>,

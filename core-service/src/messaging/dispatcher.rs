@@ -28,14 +28,18 @@ const BATCH: usize = 128;
 /// handed out in short transactions, between which single sends get the database. SQLite's
 /// transactions take turns on one connection anyway, so fewer, larger ones cost less there.
 const SCHEDULED_BATCH: (usize, usize) = (32, 64);
+/// The most broadcast messages one lease takes (PostgreSQL, SQLite), after single sends and
+/// scheduled messages.
+const BROADCAST_BATCH: (usize, usize) = (64, 64);
 /// How long to wait before retrying a message whose attempt could not be made.
 const BACKOFF: Duration = Duration::from_secs(5);
 
-/// What one lease took: the messages to hand out, of which `scheduled` were scheduled.
+/// What one lease took: the messages to hand out, of which `later` were scheduled or broadcast
+/// messages.
 #[derive(Default)]
 struct Leased {
     ids: Vec<Uuid>,
-    scheduled: usize,
+    later: usize,
 }
 
 pub struct Dispatcher {
@@ -66,8 +70,8 @@ impl Dispatcher {
             _ => 2,
         };
         let slots = Arc::new(tokio::sync::Semaphore::new(in_flight));
-        // Batches with scheduled messages take all slots but one: a backlog due at once never
-        // holds up the single sends behind it.
+        // Batches with scheduled or broadcast messages take all slots but one: a backlog due at
+        // once never holds up the single sends behind it.
         let scheduled_slots = Arc::new(tokio::sync::Semaphore::new(in_flight - 1));
         let this = Arc::new(self);
         loop {
@@ -86,8 +90,9 @@ impl Dispatcher {
             let held_back = scheduled_slot.is_none();
             if count > 0 {
                 let this = this.clone();
-                // The scheduled slot goes with the batch only when it holds scheduled messages.
-                let scheduled_slot = scheduled_slot.filter(|_| leased.scheduled > 0);
+                // The scheduled slot goes with the batch only when it holds scheduled or broadcast
+                // messages.
+                let scheduled_slot = scheduled_slot.filter(|_| leased.later > 0);
                 tokio::spawn(async move {
                     let _slots = (slot, scheduled_slot);
                     this.deliver_leased(leased.ids).await;
@@ -102,8 +107,8 @@ impl Dispatcher {
                 _ => Some(Duration::ZERO),
             };
             if count == 0 && held_back {
-                // Scheduled messages may be due behind the batches under way: lease again as
-                // soon as one of those finishes (or a send arrives, or the poll passes).
+                // Scheduled or broadcast messages may be due behind the batches under way: lease
+                // again as soon as one of those finishes (or a send arrives, or the poll passes).
                 tokio::select! {
                     () = cancel.cancelled() => break,
                     _ = scheduled_slots.acquire() => {}
@@ -120,39 +125,55 @@ impl Dispatcher {
         let _ = slots.acquire_many(in_flight as u32).await;
     }
 
-    fn scheduled_batch(&self) -> u64 {
-        let (postgres, sqlite) = SCHEDULED_BATCH;
+    fn batch(&self, (postgres, sqlite): (usize, usize)) -> u64 {
         match self.core.db.get_database_backend() {
             sea_orm::DbBackend::Postgres => postgres as u64,
             _ => sqlite as u64,
         }
     }
 
-    /// Leases due messages: single sends, and scheduled ones when `scheduled` allows.
-    async fn lease(&self, scheduled: bool) -> crate::error::AppResult<Leased> {
+    /// Leases due messages: single sends, and scheduled and broadcast ones when `later`
+    /// allows.
+    async fn lease(&self, later: bool) -> crate::error::AppResult<Leased> {
         let now = self.core.clock.now_ms();
+        let limits = outbox::LeaseLimits {
+            total: BATCH.max(self.concurrency) as u64,
+            scheduled: if later {
+                self.batch(SCHEDULED_BATCH)
+            } else {
+                0
+            },
+            broadcast: if later {
+                self.batch(BROADCAST_BATCH)
+            } else {
+                0
+            },
+        };
         let leased = outbox::lease_due(
             &self.core.db,
             &self.owner,
             now,
             now + LEASE.as_millis() as i64,
-            BATCH.max(self.concurrency) as u64,
-            if scheduled { self.scheduled_batch() } else { 0 },
+            limits,
         )
         .await?;
         let mut ids = Vec::with_capacity(leased.len());
         let mut scheduled = Vec::new();
+        let mut broadcast = 0;
         for (id, class) in leased {
-            if class == outbox::SCHEDULED {
-                scheduled.push(id);
-            } else {
-                ids.push(id);
+            match class {
+                outbox::SCHEDULED => scheduled.push(id),
+                outbox::BROADCAST => {
+                    broadcast += 1;
+                    ids.push(id);
+                }
+                _ => ids.push(id),
             }
         }
         let started = outbox::start_scheduled(&self.core.db, &scheduled).await?;
-        let scheduled = started.len();
+        let later = started.len() + broadcast;
         ids.extend(started);
-        Ok(Leased { ids, scheduled })
+        Ok(Leased { ids, later })
     }
 
     async fn deliver_leased(&self, ids: Vec<Uuid>) {

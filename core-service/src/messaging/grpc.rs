@@ -41,7 +41,8 @@ fn sent(id: uuid::Uuid) -> Response<pb::SendResult> {
 fn record_pb(m: messages::Model) -> pb::MessageRecord {
     pb::MessageRecord {
         id: m.id.to_string(),
-        to: m.to_phone,
+        // A broadcast never hands the business its followers' numbers.
+        to: m.broadcast_id.is_none().then_some(m.to_phone),
         recipient_user_id: m.recipient_user_id.to_string(),
         category: m.category,
         status: m.status,
@@ -53,6 +54,7 @@ fn record_pb(m: messages::Model) -> pb::MessageRecord {
         sent_by: m.sender_user_id.map(|id| id.to_string()),
         send_at: m.send_at.map(rfc3339),
         expires_at: m.expires_at.map(rfc3339),
+        broadcast_id: m.broadcast_id.map(|id| id.to_string()),
     }
 }
 

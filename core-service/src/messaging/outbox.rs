@@ -2,7 +2,7 @@
 //! (with their events and webhook deliveries) and filling inboxes. No rules here.
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::sea_query::{Expr, ExprTrait as _, OnConflict};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, Set,
     TransactionTrait,
@@ -10,29 +10,37 @@ use sea_orm::{
 use uuid::Uuid;
 
 use super::store::statement;
-use crate::entities::{inbox_messages, message_outbox, messages};
+use crate::entities::{broadcasts, inbox_messages, message_outbox, messages};
 use crate::error::AppResult;
 use crate::usage::Tally;
 
 /// The outbox's classes, in the order the dispatcher takes them.
 pub const SINGLE: i32 = 0;
 pub const SCHEDULED: i32 = 1;
+pub const BROADCAST: i32 = 2;
 
-/// Leases up to `limit` due outbox rows to `owner` until `lease_until_ms`, with one statement:
-/// single sends due now first, then due scheduled messages, each class read in its
-/// `(class, due_at_ms)` index order (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so cores never wait
-/// on each other's rows). A leased row's due time moves to its lease's end: the due index serves
-/// only rows that can be taken, and a dispatcher that died lets its rows come back when the
-/// lease lapses. At most `scheduled_limit` of the `limit` are scheduled messages, so a due
-/// backlog is handed out in short transactions that leave room for single sends. Returns each
-/// leased message with its class.
+/// How many rows one lease takes: in all, and at most of scheduled and of broadcast messages.
+#[derive(Debug, Clone, Copy)]
+pub struct LeaseLimits {
+    pub total: u64,
+    pub scheduled: u64,
+    pub broadcast: u64,
+}
+
+/// Leases up to `limits.total` due outbox rows to `owner` until `lease_until_ms`, with one
+/// statement: single sends due now first, then due scheduled messages, then broadcast messages,
+/// each class read in its `(class, due_at_ms)` index order (`FOR UPDATE SKIP LOCKED` on
+/// PostgreSQL, so cores never wait on each other's rows). A leased row's due time moves to its
+/// lease's end: the due index serves only rows that can be taken, and a dispatcher that died
+/// lets its rows come back when the lease lapses. At most `limits.scheduled` are scheduled
+/// messages and `limits.broadcast` broadcast messages, so a due backlog is handed out in short
+/// transactions that leave room for single sends. Returns each leased message with its class.
 pub async fn lease_due(
     db: &impl ConnectionTrait,
     owner: &str,
     now_ms: i64,
     lease_until_ms: i64,
-    limit: u64,
-    scheduled_limit: u64,
+    limits: LeaseLimits,
 ) -> AppResult<Vec<(Uuid, i32)>> {
     let lock = match db.get_database_backend() {
         sea_orm::DbBackend::Postgres => " FOR UPDATE SKIP LOCKED",
@@ -47,17 +55,19 @@ pub async fn lease_due(
     let sql = format!(
         "UPDATE message_outbox SET lease_until_ms = $1, due_at_ms = $1, lease_owner = $2, \
          attempts = attempts + 1 \
-         WHERE message_id IN (SELECT message_id FROM ({} UNION ALL {}) AS due LIMIT $4) \
+         WHERE message_id IN (SELECT message_id FROM ({} UNION ALL {} UNION ALL {}) AS due LIMIT $4) \
          RETURNING message_id, class",
         class(SINGLE, "$4"),
-        class(SCHEDULED, "$5")
+        class(SCHEDULED, "$5"),
+        class(BROADCAST, "$6"),
     );
     let values = vec![
         lease_until_ms.into(),
         owner.into(),
         now_ms.into(),
-        (limit as i64).into(),
-        (scheduled_limit.min(limit) as i64).into(),
+        (limits.total as i64).into(),
+        (Ord::min(limits.scheduled, limits.total) as i64).into(),
+        (Ord::min(limits.broadcast, limits.total) as i64).into(),
     ];
     db.query_all_raw(statement(db, &sql, values))
         .await?
@@ -191,6 +201,35 @@ pub async fn record_outcomes(
         }
         events.push(outcome_event(message, outcome));
     }
+    // Broadcast messages count in their broadcast, which completes with its last outcome.
+    let mut per_broadcast: std::collections::BTreeMap<Uuid, (i64, i64)> = Default::default();
+    for (message, outcome) in decided {
+        if let Some(broadcast) = message.broadcast_id
+            && recorded.contains(&message.id)
+        {
+            let counts = per_broadcast.entry(broadcast).or_default();
+            if outcome.delivered {
+                counts.0 += 1;
+            } else {
+                counts.1 += 1;
+            }
+        }
+    }
+    for (broadcast, (delivered, failed)) in per_broadcast {
+        broadcasts::Entity::update_many()
+            .col_expr(
+                broadcasts::Column::Delivered,
+                Expr::col(broadcasts::Column::Delivered).add(delivered),
+            )
+            .col_expr(
+                broadcasts::Column::Failed,
+                Expr::col(broadcasts::Column::Failed).add(failed),
+            )
+            .filter(broadcasts::Column::Id.eq(broadcast))
+            .exec(&txn)
+            .await?;
+        events.extend(complete_broadcast(&txn, broadcast, now).await?);
+    }
     let queued = crate::events::record_many(&txn, events, now, &mut tally).await?;
     if !done.is_empty() {
         message_outbox::Entity::delete_many()
@@ -213,6 +252,62 @@ pub async fn record_outcomes(
     Ok((recorded.len(), queued))
 }
 
+/// Completes the broadcast when every message it created has its outcome and it creates no
+/// more (it ran to its end, or was canceled): a running one becomes `completed`, a canceled one
+/// keeps its status, and `completed_at` is set. One conditional UPDATE, so it happens once;
+/// returns its `broadcast.completed` event then (to record in the same transaction).
+pub async fn complete_broadcast(
+    txn: &impl ConnectionTrait,
+    id: Uuid,
+    now: DateTime<Utc>,
+) -> AppResult<Option<crate::events::NewEvent>> {
+    let done = Expr::col(broadcasts::Column::Delivered)
+        .add(Expr::col(broadcasts::Column::Failed))
+        .eq(Expr::col(broadcasts::Column::Accepted));
+    let Some(completed) = broadcasts::Entity::update_many()
+        .col_expr(
+            broadcasts::Column::Status,
+            Expr::cust("CASE WHEN status = 'running' THEN 'completed' ELSE status END"),
+        )
+        .col_expr(broadcasts::Column::CompletedAt, Expr::value(now))
+        .col_expr(
+            broadcasts::Column::LeaseOwner,
+            Expr::value(Option::<String>::None),
+        )
+        .filter(broadcasts::Column::Id.eq(id))
+        .filter(broadcasts::Column::CreationDone.eq(true))
+        .filter(broadcasts::Column::CompletedAt.is_null())
+        .filter(done)
+        .exec_with_returning(txn)
+        .await?
+        .pop()
+    else {
+        return Ok(None);
+    };
+    Ok(Some(crate::events::NewEvent {
+        business_id: completed.business_id,
+        event_type: "broadcast.completed",
+        data: serde_json::json!({
+            "broadcast_id": completed.id,
+            "status": completed.status,
+            "counts": broadcast_counts(&completed),
+        }),
+        broadcast: false,
+    }))
+}
+
+/// A broadcast's `counts`, as its API and its `broadcast.completed` event show them.
+pub fn broadcast_counts(b: &broadcasts::Model) -> serde_json::Value {
+    serde_json::json!({
+        "audience": b.audience,
+        "accepted": b.accepted,
+        "skipped": b.skipped,
+        "not_created": b.not_created,
+        "delivered": b.delivered,
+        "failed": b.failed,
+    })
+}
+
 /// The `message.sent` or `message.failed` event of a message's outcome.
 fn outcome_event(message: &messages::Model, outcome: &Outcome) -> crate::events::NewEvent {
     let status = if outcome.delivered {
@@ -225,6 +320,7 @@ fn outcome_event(message: &messages::Model, outcome: &Outcome) -> crate::events:
         "category": message.category,
         "recipient_user_id": message.recipient_user_id,
         "status": status,
+        "broadcast_id": message.broadcast_id,
     });
     if let Some(reason) = &outcome.reason {
         data["reason"] = serde_json::Value::String(reason.clone());
@@ -237,6 +333,7 @@ fn outcome_event(message: &messages::Model, outcome: &Outcome) -> crate::events:
             "message.failed"
         },
         data,
+        broadcast: message.broadcast_id.is_some(),
     }
 }
 

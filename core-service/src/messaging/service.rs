@@ -32,6 +32,7 @@ pub enum Source {
     Console,
     App,
     Service,
+    Broadcast,
 }
 
 impl Source {
@@ -40,6 +41,7 @@ impl Source {
             Source::Console => "console",
             Source::App => "app",
             Source::Service => "service",
+            Source::Broadcast => "broadcast",
         }
     }
 }
@@ -171,7 +173,7 @@ pub async fn send_console(
     accept(core, sender, recipient, outgoing, (fields.timing, timing)).await
 }
 
-fn require_scope(scopes: &Scopes, scope: Scope) -> AppResult<()> {
+pub(crate) fn require_scope(scopes: &Scopes, scope: Scope) -> AppResult<()> {
     if scopes.contains(scope) {
         Ok(())
     } else {
@@ -182,7 +184,7 @@ fn require_scope(scopes: &Scopes, scope: Scope) -> AppResult<()> {
     }
 }
 
-pub(super) fn mismatch() -> AppError {
+pub(crate) fn mismatch() -> AppError {
     AppError::new(
         ErrorCode::AppBusinessMismatch,
         "this app token belongs to another business",
@@ -191,7 +193,7 @@ pub(super) fn mismatch() -> AppError {
 
 /// The app behind the credential and everything the checks need, in one read. `to` is the
 /// recipient's number when the request names a valid one.
-pub(super) async fn app_context(
+pub(crate) async fn app_context(
     core: &Core,
     authorization: Option<&str>,
     to: Option<&str>,
@@ -206,7 +208,7 @@ pub(super) async fn app_context(
     Ok((context, scopes))
 }
 
-pub(super) fn business_of(context: &store::AppSendContext) -> AppResult<&store::BusinessState> {
+pub(crate) fn business_of(context: &store::AppSendContext) -> AppResult<&store::BusinessState> {
     context
         .business
         .as_ref()
@@ -316,7 +318,7 @@ fn request_hash(sender: &Sender, outgoing: &Outgoing, timing: &RawTiming) -> Str
 }
 
 /// `business_suspended` unless the business is active.
-pub(super) fn require_active(status: &str) -> AppResult<()> {
+pub(crate) fn require_active(status: &str) -> AppResult<()> {
     if BusinessStatus::from_db(status)? == BusinessStatus::Suspended {
         return Err(AppError::new(
             ErrorCode::BusinessSuspended,
@@ -326,7 +328,7 @@ pub(super) fn require_active(status: &str) -> AppResult<()> {
     Ok(())
 }
 
-fn require_live(status: &str, mode: &str) -> AppResult<()> {
+pub(crate) fn require_live(status: &str, mode: &str) -> AppResult<()> {
     require_active(status)?;
     if BusinessMode::from_db(mode)? != BusinessMode::Live {
         return Err(AppError::new(
@@ -337,14 +339,14 @@ fn require_live(status: &str, mode: &str) -> AppResult<()> {
     Ok(())
 }
 
-fn conflict() -> AppError {
+pub(crate) fn conflict() -> AppError {
     AppError::new(
         ErrorCode::IdempotencyKeyConflict,
         "this Idempotency-Key was used for another request",
     )
 }
 
-fn in_progress() -> AppError {
+pub(crate) fn in_progress() -> AppError {
     AppError::new(
         ErrorCode::IdempotencyInProgress,
         "a request with this Idempotency-Key is still being accepted",
@@ -444,6 +446,7 @@ async fn accept(
         completed_at: None,
         send_at: timing.send_at,
         expires_at: timing.expires_at,
+        broadcast_id: None,
     };
     let source_label = sender.source.as_str();
     let category_label = outgoing_category;
@@ -542,7 +545,7 @@ pub async fn history(
         source: crate::domain::one_of(
             "source",
             query.source.as_deref(),
-            &["console", "app", "service"],
+            &["console", "app", "service", "broadcast"],
         )?,
     };
     let after = match crate::domain::cursor_id(query.starting_after.as_deref(), "a message")? {

@@ -230,6 +230,7 @@ pub async fn write_sends(
                 request_hash: Set(claim.request_hash.clone()),
                 message_id: Set(Some(send.message.id)),
                 expires_at_ms: Set(claim.keep_until_ms),
+                broadcast_id: Set(None),
             }
         });
         let inserted = idempotency_keys::Entity::insert_many(rows)

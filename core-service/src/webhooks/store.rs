@@ -141,7 +141,8 @@ pub struct Leased {
 /// `lease_until_ms`, with one statement that reads the queue index in order (`FOR UPDATE SKIP
 /// LOCKED` on PostgreSQL, so concurrent streams never wait on each other). A leased delivery's
 /// next attempt moves to its lease's end, so in-flight rows are not scanned again and a lapsed
-/// lease makes the delivery due again.
+/// lease makes the delivery due again. Deliveries of broadcast messages (class 1) are taken only
+/// after every other due delivery (class 0).
 ///
 /// With `per_endpoint` > 0 and `any_slow` (some endpoint is marked slow), fair between
 /// endpoints: no slow endpoint gets more than `per_endpoint` deliveries in flight (over every
@@ -164,39 +165,59 @@ pub async fn lease_due(
         _ => "",
     };
     // In flight: leased (lease in the future) and not yet reported. Such rows have
-    // next_attempt_at_ms = lease_until_ms > now, so the queue index finds them.
+    // next_attempt_at_ms = lease_until_ms > now, so the queue index finds them (one range per
+    // class).
     let busy = "SELECT l.webhook_id, COUNT(*) AS busy FROM webhook_deliveries l \
-         WHERE l.queued = 1 AND l.next_attempt_at_ms > $3 AND l.lease_until_ms > $3 \
-         GROUP BY l.webhook_id";
+         WHERE l.queued = 1 AND l.class IN (0, 1) AND l.next_attempt_at_ms > $3 \
+         AND l.lease_until_ms > $3 GROUP BY l.webhook_id";
+    // Each class is read in its own index range, the broadcast class after the other: a
+    // broadcast's backlog is never scanned past, and never taken before another due delivery.
     let sql = if per_endpoint == 0 || !any_slow {
+        let class = |class: i32| {
+            format!(
+                "SELECT id FROM (SELECT d.id FROM webhook_deliveries d \
+                 WHERE d.queued = 1 AND d.class = {class} AND d.next_attempt_at_ms <= $3 \
+                 AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active = $4) \
+                 ORDER BY d.next_attempt_at_ms LIMIT $5{lock}) AS c{class}"
+            )
+        };
         format!(
             "UPDATE webhook_deliveries SET lease_until_ms = $1, next_attempt_at_ms = $1, \
              lease_token = $2 \
-             WHERE id IN (SELECT d.id FROM webhook_deliveries d \
-             WHERE d.queued = 1 AND d.next_attempt_at_ms <= $3 \
-             AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active = $4) \
-             ORDER BY d.next_attempt_at_ms LIMIT $5{lock}) \
-             RETURNING id, webhook_id, event_type, data, created_at"
+             WHERE id IN (SELECT id FROM ({} UNION ALL {}) AS due LIMIT $5) \
+             RETURNING id, webhook_id, event_type, data, created_at",
+            class(crate::events::DELIVERY_CLASS),
+            class(crate::events::BROADCAST_DELIVERY_CLASS),
         )
     } else {
         // Only slow endpoints (slow_until_ms in the future) are held to the cap: their rows
         // are numbered per endpoint and kept while number + in flight <= cap.
+        let class = |class: i32| {
+            format!(
+                "SELECT * FROM (SELECT d.id, d.webhook_id, d.next_attempt_at_ms, d.class, \
+                   CASE WHEN w.slow_until_ms > $3 THEN 1 ELSE 0 END AS slow \
+                 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id \
+                 WHERE d.queued = 1 AND d.class = {class} AND d.next_attempt_at_ms <= $3 \
+                 AND w.active = $4 \
+                 AND (w.slow_until_ms <= $3 OR d.webhook_id NOT IN \
+                   (SELECT s.webhook_id FROM ({busy}) s WHERE s.busy >= $6)) \
+                 ORDER BY d.next_attempt_at_ms LIMIT $7{lock}) AS c{class}"
+            )
+        };
         format!(
             "UPDATE webhook_deliveries SET lease_until_ms = $1, next_attempt_at_ms = $1, \
          lease_token = $2 \
          WHERE id IN (SELECT r.id FROM (\
-           SELECT c.id, c.next_attempt_at_ms, c.slow, COALESCE(b.busy, 0) AS busy, \
-             ROW_NUMBER() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at_ms, c.id) AS rn \
-           FROM (SELECT d.id, d.webhook_id, d.next_attempt_at_ms, \
-               CASE WHEN w.slow_until_ms > $3 THEN 1 ELSE 0 END AS slow \
-             FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id \
-             WHERE d.queued = 1 AND d.next_attempt_at_ms <= $3 AND w.active = $4 \
-             AND (w.slow_until_ms <= $3 OR d.webhook_id NOT IN \
-               (SELECT s.webhook_id FROM ({busy}) s WHERE s.busy >= $6)) \
-             ORDER BY d.next_attempt_at_ms LIMIT $7{lock}) c \
+           SELECT c.id, c.next_attempt_at_ms, c.class, c.slow, COALESCE(b.busy, 0) AS busy, \
+             ROW_NUMBER() OVER (PARTITION BY c.webhook_id \
+               ORDER BY c.class, c.next_attempt_at_ms, c.id) AS rn \
+           FROM ({} UNION ALL {}) c \
            LEFT JOIN ({busy}) b ON b.webhook_id = c.webhook_id\
-         ) r WHERE r.slow = 0 OR r.rn + r.busy <= $6 ORDER BY r.next_attempt_at_ms LIMIT $5) \
-         RETURNING id, webhook_id, event_type, data, created_at"
+         ) r WHERE r.slow = 0 OR r.rn + r.busy <= $6 \
+         ORDER BY r.class, r.next_attempt_at_ms LIMIT $5) \
+         RETURNING id, webhook_id, event_type, data, created_at",
+            class(crate::events::DELIVERY_CLASS),
+            class(crate::events::BROADCAST_DELIVERY_CLASS),
         )
     };
     let mut values: Vec<sea_orm::Value> = vec![

@@ -20,6 +20,24 @@ const SEND_SHAPE: &[ErrorCode] = &[
     E::BusinessSendRateLimited,
 ];
 
+/// What creating a broadcast can answer besides the caller's own errors.
+const BROADCAST_SHAPE: &[ErrorCode] = &[
+    E::InvalidMessageCategory,
+    E::MessageBodyRequired,
+    E::InvalidMessageContent,
+    E::InvalidIdempotencyKey,
+    E::LiveBusinessRequired,
+    E::IdempotencyKeyConflict,
+    E::IdempotencyInProgress,
+];
+
+/// An app token's errors on the routes it may call for its own business.
+const APP: &[ErrorCode] = &[
+    E::InvalidAppToken,
+    E::AppBusinessMismatch,
+    E::BusinessSuspended,
+];
+
 /// The codes a route answers beyond those its shape implies (see [`shape_codes`]): SPEC-MATRIX.md's
 /// failures of the route, by name. `None` for a path this gateway does not serve.
 pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
@@ -105,6 +123,23 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
             E::MessageNotFound,
             E::MessageNotCancelable,
         ],
+        ("post", "/business/broadcasts") => [&editor[..], BROADCAST_SHAPE].concat(),
+        ("get", "/business/broadcasts") => [&console[..], &[E::InvalidLimit]].concat(),
+        ("get", "/business/broadcasts/{id}") => [&console[..], &[E::BroadcastNotFound]].concat(),
+        ("post", "/business/broadcasts/{id}/cancel") => [
+            &editor[..],
+            &[E::BroadcastNotFound, E::BroadcastNotCancelable],
+        ]
+        .concat(),
+        ("post", "/v1/{businessAccountId}/broadcasts") => {
+            [APP, &[E::AppScopeRequired], BROADCAST_SHAPE].concat()
+        }
+        ("get", "/v1/{businessAccountId}/broadcasts/{id}") => {
+            [APP, &[E::BroadcastNotFound]].concat()
+        }
+        ("post", "/v1/{businessAccountId}/broadcasts/{id}/cancel") => {
+            [APP, &[E::BroadcastNotFound, E::BroadcastNotCancelable]].concat()
+        }
         ("post", "/business/team") => [
             &editor[..],
             &[
@@ -282,6 +317,7 @@ pub(super) fn example_detail(code: ErrorCode) -> &'static str {
         E::GrantNotFound => "no such grant",
         E::MessageNotFound => "no such message",
         E::DeliveryNotFound => "no such delivery",
+        E::BroadcastNotFound => "no such broadcast",
         E::MethodNotAllowed => "method not allowed",
         E::RequestTimeout => "request body: not received in time (BODY_READ_TIMEOUT_SECS)",
         E::BusinessAlreadyExists => "you already have a business",
@@ -296,6 +332,9 @@ pub(super) fn example_detail(code: ErrorCode) -> &'static str {
         E::DeliveryNotFailed => "only a failed delivery can be retried",
         E::MessageNotCancelable => {
             "only a scheduled message can be canceled; this one is delivered"
+        }
+        E::BroadcastNotCancelable => {
+            "only a scheduled or running broadcast can be canceled; this one is completed"
         }
         E::WebhookLimitReached => "a business has at most 10 webhook endpoints; delete one first",
         E::PayloadTooLarge => "request body: larger than this service accepts (MAX_BODY_BYTES)",

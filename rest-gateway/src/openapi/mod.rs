@@ -35,6 +35,7 @@ use examples::synth;
         (name = "team", description = "Team members and roles"),
         (name = "apps", description = "Developer apps (owner only)"),
         (name = "messages", description = "Sends, history and usage"),
+        (name = "broadcasts", description = "One message to the business's whole audience"),
         (name = "follow", description = "Following a business and marketing consent"),
         (name = "audience", description = "A business's followers and their consent history"),
         (name = "webhooks", description = "Webhook endpoints and the deliveries log"),
@@ -158,17 +159,23 @@ fn webhooks(doc: &mut Value) -> Value {
     add_schema::<schema::GrantRevokedData>(doc);
     add_schema::<schema::WebhookTestData>(doc);
     add_schema::<schema::FollowEventData>(doc);
+    add_schema::<schema::BroadcastCompletedData>(doc);
     let follow = add_schema::<schema::WebhookPayload<schema::FollowEventData>>(doc);
-    let events: [(&str, String, &str); 7] = [
+    let events: [(&str, String, &str); 8] = [
         (
             "message.sent",
             add_schema::<schema::WebhookPayload<schema::MessageSentData>>(doc),
-            "A send (app token) reached its recipient.",
+            "A send (app token) or a broadcast message reached its recipient.",
         ),
         (
             "message.failed",
             add_schema::<schema::WebhookPayload<schema::MessageFailedData>>(doc),
-            "A send (app token) was not delivered; `data.reason` says why.",
+            "A send (app token) or a broadcast message was not delivered; `data.reason` says why.",
+        ),
+        (
+            "broadcast.completed",
+            add_schema::<schema::WebhookPayload<schema::BroadcastCompletedData>>(doc),
+            "Every message a broadcast created has its outcome (`data.status` `completed`, or `canceled`).",
         ),
         (
             "grant.revoked",

@@ -228,7 +228,7 @@ pub struct SendResult {
 }
 
 /// A string field, or another JSON value's text (the core then names what is wrong with it).
-fn text(value: Option<Value>) -> Option<String> {
+pub(crate) fn text(value: Option<Value>) -> Option<String> {
     match value {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s),
@@ -237,7 +237,7 @@ fn text(value: Option<Value>) -> Option<String> {
 }
 
 /// A field that must be a JSON string when present.
-fn string_field(value: Option<Value>, field: &str) -> Result<Option<String>, ApiError> {
+pub(crate) fn string_field(value: Option<Value>, field: &str) -> Result<Option<String>, ApiError> {
     match value {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -374,8 +374,10 @@ pub async fn send_service(
 pub struct MessageRecord {
     #[schema(format = Uuid)]
     pub id: String,
+    /// Null for a broadcast message: a broadcast never hands the business its followers'
+    /// numbers.
     #[schema(pattern = r"^\+[1-9][0-9]{1,14}$")]
-    pub to: String,
+    pub to: Option<String>,
     #[schema(format = Uuid)]
     pub recipient_user_id: String,
     #[schema(value_type = crate::schema::RecordCategory)]
@@ -396,7 +398,8 @@ pub struct MessageRecord {
     /// `provider_unreachable`.
     #[schema(value_type = Option<crate::schema::FailureReason>)]
     pub failure_reason: Option<String>,
-    /// The team member's user id for a console send; null for app and service sends.
+    /// The team member's user id for a console send; null for app, service and broadcast
+    /// messages.
     #[schema(format = Uuid)]
     pub sent_by: Option<String>,
     /// As sent; null when not given.
@@ -404,6 +407,9 @@ pub struct MessageRecord {
     pub send_at: Option<String>,
     #[schema(format = DateTime)]
     pub expires_at: Option<String>,
+    /// The broadcast it belongs to; null for single sends.
+    #[schema(format = Uuid)]
+    pub broadcast_id: Option<String>,
 }
 
 impl From<pb::MessageRecord> for MessageRecord {
@@ -422,6 +428,7 @@ impl From<pb::MessageRecord> for MessageRecord {
             sent_by: m.sent_by,
             send_at: m.send_at,
             expires_at: m.expires_at,
+            broadcast_id: m.broadcast_id,
         }
     }
 }

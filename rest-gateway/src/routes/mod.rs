@@ -4,6 +4,7 @@
 pub mod apps;
 pub mod audience;
 pub mod auth;
+pub mod broadcasts;
 pub mod business;
 pub mod consent;
 pub mod grants;
@@ -54,6 +55,12 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(messages::send_service))
         .routes(routes!(messages::usage))
         .routes(routes!(messages::daily_usage))
+        .routes(routes!(broadcasts::list, broadcasts::create_console))
+        .routes(routes!(broadcasts::get_console))
+        .routes(routes!(broadcasts::cancel_console))
+        .routes(routes!(broadcasts::create_app))
+        .routes(routes!(broadcasts::get_app))
+        .routes(routes!(broadcasts::cancel_app))
         .routes(routes!(webhooks::list_webhooks, webhooks::create_webhook))
         .routes(routes!(webhooks::update_webhook, webhooks::delete_webhook))
         .routes(routes!(webhooks::test_webhook))

@@ -204,6 +204,7 @@ async fn seed_messages(app: &TestApp, demo: &Demo, args: &ReadArgs) {
                 completed_at: Set(Some(completed_at)),
                 send_at: Set(None),
                 expires_at: Set(None),
+                broadcast_id: Set(None),
             });
             let succeeded = i % 20 != 19;
             let event_type = if delivered {
@@ -228,6 +229,7 @@ async fn seed_messages(app: &TestApp, demo: &Demo, args: &ReadArgs) {
                 created_at: Set(completed_at),
                 updated_at: Set(completed_at),
                 queued: Set(0),
+                class: Set(0),
                 attempts_base: Set(0),
             });
             let (accepted_ms, decided_ms) = (

@@ -1,0 +1,791 @@
+//! Broadcasts (DESIGN, "Broadcasts"): one message to the business's audience, fixed when it
+//! starts; consent checked again per recipient; counts, states, cancel, scheduling, the
+//! Idempotency-Key shared with sends, `broadcast.completed` once, `to` null in history, a
+//! business suspended mid-run, a core crashing mid-run, and single sends overtaking a running
+//! broadcast.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use serde_json::{Value, json};
+
+use core_service::clock::Clock;
+use core_service::entities::messages;
+
+use crate::e2e;
+use crate::fixtures::{
+    ALL_SCOPES, Business, Receiver, add_member, follow_call, follower, live_business, post_keyed,
+    register_webhook, send_v1, utility,
+};
+use crate::harness::{Options, TestApp, eventually};
+
+const BIZ: &str = "+14155550100";
+const OTHER: &str = "+14155550190";
+
+/// The followers' numbers: +1415555020x.
+fn fan(i: usize) -> String {
+    format!("+1415555{:04}", 200 + i)
+}
+
+fn announcement() -> Value {
+    json!({ "name": "December hours", "category": "utility", "body": "We open at 10:00 in December" })
+}
+
+async fn create(
+    app: &TestApp,
+    biz: &Business,
+    body: Value,
+    key: Option<&str>,
+) -> crate::harness::Reply {
+    post_keyed(app, "/business/broadcasts", &biz.owner_token, body, key).await
+}
+
+async fn created(app: &TestApp, biz: &Business, body: Value) -> Value {
+    let reply = create(app, biz, body, None).await;
+    reply.assert_ok(201);
+    reply.data().clone()
+}
+
+async fn read(app: &TestApp, token: &str, id: &str) -> Value {
+    let reply = app
+        .get(&format!("/business/broadcasts/{id}"), Some(token))
+        .await;
+    reply.assert_ok(200);
+    reply.data().clone()
+}
+
+/// The broadcast once every created message has its outcome.
+async fn completed(app: &TestApp, token: &str, id: &str) -> Value {
+    eventually(&format!("broadcast {id} completed"), async || {
+        let b = read(app, token, id).await;
+        (!b["completed_at"].is_null()).then_some(b)
+    })
+    .await
+}
+
+/// The broadcast once `counts.accepted` reached `n`.
+async fn accepted_at_least(app: &TestApp, token: &str, id: &str, n: i64) -> Value {
+    eventually(&format!("broadcast {id}: {n} messages"), async || {
+        let b = read(app, token, id).await;
+        (b["counts"]["accepted"].as_i64().unwrap() >= n).then_some(b)
+    })
+    .await
+}
+
+/// The business's messages of broadcast `id`, as stored.
+async fn messages_of(app: &TestApp, id: &str) -> Vec<messages::Model> {
+    messages::Entity::find()
+        .filter(messages::Column::BroadcastId.eq(id.parse::<uuid::Uuid>().unwrap()))
+        .all(&app.core.db)
+        .await
+        .unwrap()
+}
+
+fn assert_counts(b: &Value, audience: i64, accepted: i64, skipped: i64, not_created: i64) {
+    let c = &b["counts"];
+    assert_eq!(c["audience"], audience, "{b}");
+    assert_eq!(c["accepted"], accepted, "{b}");
+    assert_eq!(c["skipped"], skipped, "{b}");
+    assert_eq!(c["not_created"], not_created, "{b}");
+    assert_eq!(audience, accepted + skipped + not_created);
+}
+
+/// `n` followers of `biz`, the first `opted_in` of them opted in to marketing; their user ids.
+async fn audience(app: &TestApp, biz: &Business, n: usize, opted_in: usize) -> Vec<String> {
+    let mut ids = Vec::new();
+    for i in 0..n {
+        ids.push(follower(app, biz, &fan(i), i < opted_in).await.0);
+    }
+    ids
+}
+
+e2e!(
+    a_utility_broadcast_reaches_every_follower_once_and_completes_with_its_events,
+    |app| async move {
+        let receiver = Receiver::start().await;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        let fans = audience(&app, &biz, 5, 2).await;
+        // Someone who unfollowed before it started is not in the audience.
+        let (_, gone) = follower(&app, &biz, &fan(9), true).await;
+        follow_call(&app, &gone, &biz, reqwest::Method::DELETE, json!({})).await;
+        register_webhook(
+            &app,
+            &biz,
+            &receiver.url(),
+            &["message.sent", "message.failed", "broadcast.completed"],
+        )
+        .await;
+
+        let b = created(&app, &biz, announcement()).await;
+        assert_eq!(b["status"], "running");
+        assert_eq!(b["name"], "December hours");
+        assert_eq!(b["category"], "utility");
+        assert_eq!(b["max_per_second"], 1000, "half of the default send budget");
+        assert!(b["send_at"].is_null() && b["completed_at"].is_null());
+        let id = b["id"].as_str().unwrap().to_string();
+
+        let done = completed(&app, &biz.owner_token, &id).await;
+        assert_eq!(done["status"], "completed");
+        assert_counts(&done, 5, 5, 0, 0);
+        assert_eq!(done["counts"]["delivered"], 5);
+        assert_eq!(done["counts"]["failed"], 0);
+
+        // Each follower got exactly one message, an ordinary message of the history.
+        let stored = messages_of(&app, &id).await;
+        let mut recipients: Vec<String> = stored
+            .iter()
+            .map(|m| m.recipient_user_id.to_string())
+            .collect();
+        recipients.sort();
+        let mut expected = fans.clone();
+        expected.sort();
+        assert_eq!(recipients, expected);
+        let history = app
+            .get(
+                "/business/messages?source=broadcast",
+                Some(&biz.owner_token),
+            )
+            .await;
+        history.assert_ok(200);
+        let entries = history.data()["messages"].as_array().unwrap().clone();
+        assert_eq!(entries.len(), 5);
+        for entry in &entries {
+            assert!(entry["to"].is_null(), "a broadcast hides numbers: {entry}");
+            assert_eq!(entry["broadcast_id"], id.as_str());
+            assert_eq!(entry["source"], "broadcast");
+            assert!(entry["sent_by"].is_null());
+            assert_eq!(entry["status"], "delivered");
+            assert_eq!(entry["category"], "utility");
+        }
+        // A single send's entry keeps its number and has no broadcast.
+        follower(&app, &biz, &fan(7), false).await;
+        send_v1(&app, &biz, utility(&fan(7)), None)
+            .await
+            .assert_ok(200);
+        let all = app.get("/business/messages", Some(&biz.owner_token)).await;
+        let single = &all.data()["messages"][0];
+        assert_eq!(single["to"], fan(7).as_str());
+        assert!(single["broadcast_id"].is_null());
+
+        // One message.sent per message with its broadcast, then one broadcast.completed.
+        let received = receiver.wait_for(7).await;
+        let of_type = |t: &str| -> Vec<Value> {
+            received
+                .iter()
+                .map(|r| r.json())
+                .filter(|p| p["type"] == t)
+                .collect()
+        };
+        let sent = of_type("message.sent");
+        let from_broadcast: Vec<&Value> = sent
+            .iter()
+            .filter(|p| p["data"]["broadcast_id"] == id.as_str())
+            .collect();
+        assert_eq!(from_broadcast.len(), 5, "{sent:?}");
+        assert!(sent.iter().any(|p| p["data"]["broadcast_id"].is_null()));
+        let completions = of_type("broadcast.completed");
+        assert_eq!(completions.len(), 1);
+        let event = &completions[0]["data"];
+        assert_eq!(event["broadcast_id"], id.as_str());
+        assert_eq!(event["status"], "completed");
+        assert_eq!(event["counts"], done["counts"]);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(
+            receiver.received().len(),
+            7,
+            "broadcast.completed exactly once"
+        );
+
+        // Usage counts broadcast messages like any message.
+        let usage = app.get("/business/usage", Some(&biz.owner_token)).await;
+        assert_eq!(usage.data()["messages"]["total"], 6);
+        assert_eq!(usage.data()["messages"]["by_category"]["utility"], 6);
+        assert_eq!(usage.data()["messages"]["delivered"], 6);
+
+        // Listed newest first, filtered by status.
+        let listed = app
+            .get(
+                "/business/broadcasts?status=completed",
+                Some(&biz.owner_token),
+            )
+            .await;
+        listed.assert_ok(200);
+        assert_eq!(listed.data()["broadcasts"][0]["id"], id.as_str());
+        assert_eq!(listed.data()["has_more"], false);
+        let none = app
+            .get(
+                "/business/broadcasts?status=running",
+                Some(&biz.owner_token),
+            )
+            .await;
+        assert_eq!(none.data()["broadcasts"], json!([]));
+    }
+);
+
+e2e!(
+    a_marketing_broadcast_reaches_only_those_opted_in_and_skips_the_others,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        audience(&app, &biz, 6, 2).await;
+        let reply = post_keyed(
+            &app,
+            &format!("/v1/{}/broadcasts", biz.id),
+            &biz.app_token,
+            json!({
+                "name": "Winter sale",
+                "category": "marketing",
+                "message_content": {"text": "20% off this weekend", "title": "Sale"},
+            }),
+            None,
+        )
+        .await;
+        reply.assert_ok(201);
+        let id = reply.data()["id"].as_str().unwrap().to_string();
+        let done = completed(&app, &biz.owner_token, &id).await;
+        assert_counts(&done, 6, 2, 4, 0);
+        assert_eq!(done["counts"]["delivered"], 2);
+        assert_eq!(messages_of(&app, &id).await.len(), 2);
+        // An app token of the business reads it, with any scope.
+        let by_app = app
+            .request(
+                reqwest::Method::GET,
+                &format!("/v1/{}/broadcasts/{id}", biz.id),
+                Some(&biz.app_token),
+                None,
+            )
+            .await;
+        by_app.assert_ok(200);
+        assert_eq!(by_app.data()["counts"], done["counts"]);
+    }
+);
+
+e2e!(an_empty_audience_completes_at_once, |app| async move {
+    let receiver = Receiver::start().await;
+    let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+    register_webhook(&app, &biz, &receiver.url(), &["broadcast.completed"]).await;
+    let b = created(&app, &biz, announcement()).await;
+    let done = completed(&app, &biz.owner_token, b["id"].as_str().unwrap()).await;
+    assert_eq!(done["status"], "completed");
+    assert_counts(&done, 0, 0, 0, 0);
+    let received = receiver.wait_for(1).await;
+    assert_eq!(received[0].json()["data"]["counts"]["audience"], 0);
+});
+
+e2e!(
+    a_scheduled_broadcast_waits_for_its_time_and_can_be_canceled_once,
+    |app| async move {
+        let receiver = Receiver::start().await;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        audience(&app, &biz, 3, 0).await;
+        register_webhook(&app, &biz, &receiver.url(), &["broadcast.completed"]).await;
+        let at = |secs: i64| {
+            (app.clock.now() + chrono::TimeDelta::seconds(secs))
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        };
+        let mut later = announcement();
+        later["send_at"] = json!(at(3600));
+        let b = created(&app, &biz, later.clone()).await;
+        assert_eq!(b["status"], "scheduled");
+        assert!(b["counts"]["audience"].is_null(), "{b}");
+        assert_eq!(b["counts"]["accepted"], 0);
+        let id = b["id"].as_str().unwrap().to_string();
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert_eq!(
+            read(&app, &biz.owner_token, &id).await["status"],
+            "scheduled"
+        );
+
+        // Canceled before it starts: nothing is created, and it completes at once.
+        let canceled = app
+            .post(
+                &format!("/business/broadcasts/{id}/cancel"),
+                Some(&biz.owner_token),
+                json!({}),
+            )
+            .await;
+        canceled.assert_ok(200);
+        assert_eq!(canceled.data()["status"], "canceled");
+        assert!(!canceled.data()["completed_at"].is_null());
+        assert!(canceled.data()["counts"]["audience"].is_null());
+        assert_eq!(canceled.data()["counts"]["not_created"], 0);
+        app.post(
+            &format!("/business/broadcasts/{id}/cancel"),
+            Some(&biz.owner_token),
+            json!({}),
+        )
+        .await
+        .assert_error(409, "broadcast_not_cancelable");
+        let received = receiver.wait_for(1).await;
+        assert_eq!(received[0].json()["data"]["status"], "canceled");
+
+        // Another one goes out once its time has come.
+        later["send_at"] = json!(at(60));
+        let b = created(&app, &biz, later).await;
+        let id = b["id"].as_str().unwrap().to_string();
+        app.clock.advance(Duration::from_secs(61));
+        let done = completed(&app, &biz.owner_token, &id).await;
+        assert_eq!(done["status"], "completed");
+        assert_counts(&done, 3, 3, 0, 0);
+        // Completed: no longer cancelable, with an app token either.
+        let path = format!("/v1/{}/broadcasts/{id}/cancel", biz.id);
+        post_keyed(&app, &path, &biz.app_token, json!({}), None)
+            .await
+            .assert_error(409, "broadcast_not_cancelable");
+    }
+);
+
+/// A broadcast paced to 2 messages a second, so that a test can act while it runs.
+fn slow(name: &str) -> Value {
+    json!({ "name": name, "category": "utility", "body": "Doors open at 10", "max_per_second": 2 })
+}
+
+e2e!(
+    a_broadcast_canceled_while_running_keeps_what_it_created,
+    |app| async move {
+        let receiver = Receiver::start().await;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        audience(&app, &biz, 10, 0).await;
+        register_webhook(&app, &biz, &receiver.url(), &["broadcast.completed"]).await;
+        let b = created(&app, &biz, slow("Paced")).await;
+        let id = b["id"].as_str().unwrap().to_string();
+        accepted_at_least(&app, &biz.owner_token, &id, 2).await;
+        let path = format!("/v1/{}/broadcasts/{id}/cancel", biz.id);
+        let canceled = post_keyed(&app, &path, &biz.app_token, json!({}), None).await;
+        canceled.assert_ok(200);
+        assert_eq!(canceled.data()["status"], "canceled");
+        let done = completed(&app, &biz.owner_token, &id).await;
+        assert_eq!(done["status"], "canceled");
+        let accepted = done["counts"]["accepted"].as_i64().unwrap();
+        assert!((2..10).contains(&accepted), "{done}");
+        assert_counts(&done, 10, accepted, 0, 10 - accepted);
+        assert_eq!(done["counts"]["delivered"], accepted);
+        // Nothing more is created after the cancel.
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert_eq!(messages_of(&app, &id).await.len() as i64, accepted);
+        let received = receiver.wait_for(1).await;
+        assert_eq!(received[0].json()["data"]["status"], "canceled");
+        assert_eq!(received[0].json()["data"]["counts"], done["counts"]);
+    }
+);
+
+e2e!(
+    a_follower_who_withdraws_mid_run_is_skipped,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        let mut fans: Vec<(String, String)> = Vec::new();
+        for i in 0..6 {
+            fans.push(follower(&app, &biz, &fan(i), true).await);
+        }
+        // The runner goes through the audience in user id order: the last one withdraws.
+        fans.sort();
+        let (last_id, last_token) = fans.last().unwrap().clone();
+        let mut body = slow("Sale");
+        body["category"] = json!("marketing");
+        let b = created(&app, &biz, body).await;
+        let id = b["id"].as_str().unwrap().to_string();
+        accepted_at_least(&app, &biz.owner_token, &id, 1).await;
+        follow_call(
+            &app,
+            &last_token,
+            &biz,
+            reqwest::Method::PATCH,
+            json!({ "marketing_opt_in": false }),
+        )
+        .await;
+        let done = completed(&app, &biz.owner_token, &id).await;
+        assert_counts(&done, 6, 5, 1, 0);
+        let reached: Vec<String> = messages_of(&app, &id)
+            .await
+            .iter()
+            .map(|m| m.recipient_user_id.to_string())
+            .collect();
+        assert!(!reached.contains(&last_id));
+    }
+);
+
+e2e!(
+    a_broadcast_ends_canceled_when_its_business_is_suspended_mid_run,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        audience(&app, &biz, 8, 0).await;
+        let b = created(&app, &biz, slow("Paced")).await;
+        let id = b["id"].as_str().unwrap().to_string();
+        accepted_at_least(&app, &biz.owner_token, &id, 2).await;
+        app.set_business(&biz.id, None, Some("suspended")).await;
+        let id_ = id.clone();
+        let done = eventually("the broadcast ended", async || {
+            let stored = core_service::entities::broadcasts::Entity::find_by_id(
+                id_.parse::<uuid::Uuid>().unwrap(),
+            )
+            .one(&app.core.db)
+            .await
+            .unwrap()
+            .unwrap();
+            stored.completed_at.is_some().then_some(stored)
+        })
+        .await;
+        assert_eq!(done.status, "canceled");
+        assert!(done.accepted >= 2 && done.accepted < 8, "{done:?}");
+        assert_eq!(done.audience, Some(8));
+        assert_eq!(done.not_created, 8 - done.accepted);
+        assert_eq!(done.delivered + done.failed, done.accepted);
+        assert_eq!(messages_of(&app, &id).await.len() as i64, done.accepted);
+    }
+);
+
+e2e!(
+    broadcast_creation_is_idempotent_in_the_key_space_of_sends,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, &fan(0), false).await;
+        let first = create(&app, &biz, announcement(), Some("k-1")).await;
+        first.assert_ok(201);
+        let again = create(&app, &biz, announcement(), Some("k-1")).await;
+        again.assert_ok(201);
+        assert_eq!(again.data()["id"], first.data()["id"]);
+        let mut other = announcement();
+        other["name"] = json!("Another");
+        create(&app, &biz, other, Some("k-1"))
+            .await
+            .assert_error(409, "idempotency_key_conflict");
+        // A key of a broadcast is not a send's, and the other way round.
+        send_v1(&app, &biz, utility(&fan(0)), Some("k-1"))
+            .await
+            .assert_error(409, "idempotency_key_conflict");
+        send_v1(&app, &biz, utility(&fan(0)), Some("k-2"))
+            .await
+            .assert_ok(200);
+        create(&app, &biz, announcement(), Some("k-2"))
+            .await
+            .assert_error(409, "idempotency_key_conflict");
+        // The replay answers the broadcast as it is now.
+        let id = first.data()["id"].as_str().unwrap().to_string();
+        let done = completed(&app, &biz.owner_token, &id).await;
+        let replay = create(&app, &biz, announcement(), Some("k-1")).await;
+        replay.assert_ok(201);
+        assert_eq!(replay.data()["status"], "completed");
+        assert_eq!(replay.data()["counts"], done["counts"]);
+        let listed = app
+            .get("/business/broadcasts", Some(&biz.owner_token))
+            .await;
+        assert_eq!(listed.data()["broadcasts"].as_array().unwrap().len(), 1);
+    }
+);
+
+e2e!(
+    broadcast_requests_are_checked_with_clear_errors,
+    |app| async move {
+        let biz = live_business(&app, BIZ, &["utility"]).await;
+        let token = biz.owner_token.clone();
+        let post = async |body: Value| create(&app, &biz, body, None).await;
+        let with = |field: &str, value: Value| {
+            let mut body = announcement();
+            body[field] = value;
+            body
+        };
+        post(with("name", json!("")))
+            .await
+            .assert_error(400, "invalid_request");
+        post(with("name", json!("x".repeat(101))))
+            .await
+            .assert_error(400, "invalid_request");
+        post(with("name", json!(7)))
+            .await
+            .assert_error(400, "invalid_request");
+        for category in ["authentication", "service", "sms"] {
+            post(with("category", json!(category)))
+                .await
+                .assert_error(400, "invalid_message_category");
+        }
+        post(json!({"name": "n", "category": "utility"}))
+            .await
+            .assert_error(400, "message_body_required");
+        post(json!({"name": "n", "category": "marketing"}))
+            .await
+            .assert_error(400, "invalid_message_content");
+        for pace in [json!(0), json!(1001), json!(2.5), json!("10")] {
+            let reply = post(with("max_per_second", pace.clone())).await;
+            reply.assert_error(400, "invalid_request");
+            assert!(
+                reply.body["detail"]
+                    .as_str()
+                    .unwrap()
+                    .contains("max_per_second"),
+                "{pace}"
+            );
+        }
+        post(with("max_per_second", json!(1000)))
+            .await
+            .assert_ok(201);
+        post(with("send_at", json!("tomorrow")))
+            .await
+            .assert_error(400, "invalid_request");
+        let far = (app.clock.now() + chrono::TimeDelta::days(31)).to_rfc3339();
+        post(with("send_at", json!(far)))
+            .await
+            .assert_error(400, "invalid_request");
+        post(with("expires_at", json!(far)))
+            .await
+            .assert_error(400, "invalid_request");
+        create(&app, &biz, announcement(), Some("bad key"))
+            .await
+            .assert_error(400, "invalid_idempotency_key");
+
+        // Owner or admin only; any role reads.
+        let (_, member) = app.user(OTHER).await;
+        add_member(&app, &token, OTHER, "member").await;
+        post_keyed(&app, "/business/broadcasts", &member, announcement(), None)
+            .await
+            .assert_error(403, "insufficient_role");
+        app.get("/business/broadcasts", Some(&member))
+            .await
+            .assert_ok(200);
+
+        // The app token needs the category's scope, and its own business.
+        let v1 = format!("/v1/{}/broadcasts", biz.id);
+        let mut sale = announcement();
+        sale["category"] = json!("marketing");
+        post_keyed(&app, &v1, &biz.app_token, sale, None)
+            .await
+            .assert_error(403, "app_scope_required");
+        let elsewhere = format!("/v1/{}/broadcasts", uuid::Uuid::new_v4());
+        post_keyed(&app, &elsewhere, &biz.app_token, announcement(), None)
+            .await
+            .assert_error(403, "app_business_mismatch");
+        post_keyed(&app, &v1, "sva_nope", announcement(), None)
+            .await
+            .assert_error(401, "invalid_app_token");
+
+        // Unknown ids, filters and cursors.
+        let nobody = uuid::Uuid::new_v4();
+        app.get(&format!("/business/broadcasts/{nobody}"), Some(&token))
+            .await
+            .assert_error(404, "broadcast_not_found");
+        app.post(
+            &format!("/business/broadcasts/{nobody}/cancel"),
+            Some(&token),
+            json!({}),
+        )
+        .await
+        .assert_error(404, "broadcast_not_found");
+        app.request(
+            reqwest::Method::GET,
+            &format!("/v1/{}/broadcasts/{nobody}", biz.id),
+            Some(&biz.app_token),
+            None,
+        )
+        .await
+        .assert_error(404, "broadcast_not_found");
+        app.get("/business/broadcasts?status=done", Some(&token))
+            .await
+            .assert_error(400, "invalid_request");
+        app.get(
+            &format!("/business/broadcasts?starting_after={nobody}"),
+            Some(&token),
+        )
+        .await
+        .assert_error(400, "invalid_request");
+        app.get("/business/broadcasts?limit=0", Some(&token))
+            .await
+            .assert_error(400, "invalid_limit");
+
+        // A sandbox business cannot broadcast.
+        app.set_business(&biz.id, Some("sandbox"), None).await;
+        post(announcement())
+            .await
+            .assert_error(403, "live_business_required");
+    }
+);
+
+e2e!(broadcasts_page_newest_first, |app| async move {
+    let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        let mut body = announcement();
+        body["name"] = json!(format!("b{i}"));
+        ids.push(
+            created(&app, &biz, body).await["id"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    ids.reverse();
+    let first = app
+        .get("/business/broadcasts?limit=3", Some(&biz.owner_token))
+        .await;
+    first.assert_ok(200);
+    let page: Vec<&str> = first.data()["broadcasts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        page,
+        ids[..3].iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    assert_eq!(first.data()["has_more"], true);
+    let next = app
+        .get(
+            &format!("/business/broadcasts?limit=3&starting_after={}", ids[2]),
+            Some(&biz.owner_token),
+        )
+        .await;
+    let page: Vec<&str> = next.data()["broadcasts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        page,
+        ids[3..].iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    assert_eq!(next.data()["has_more"], false);
+});
+
+/// No dispatcher nor runner on the test's own core.
+fn held() -> Options {
+    Options {
+        configure: Some(std::sync::Arc::new(|c| c.delivery.dispatch_concurrency = 0)),
+        ..Default::default()
+    }
+}
+
+e2e!(
+    a_crashed_runner_is_taken_over_and_every_follower_gets_one_message,
+    held(),
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        let fans = audience(&app, &biz, 24, 0).await;
+        // The only runner is on a core that will crash.
+        let doomed = app.crashable_core(|c| c.delivery.dispatch_concurrency = 4);
+        let mut body = slow("Paced");
+        body["max_per_second"] = json!(4);
+        let b = created(&app, &biz, body).await;
+        let id = b["id"].as_str().unwrap().to_string();
+        let running = accepted_at_least(&app, &biz.owner_token, &id, 4).await;
+        assert!(running["counts"]["accepted"].as_i64().unwrap() < 24);
+        doomed.crash();
+        let at_crash = messages_of(&app, &id).await.len();
+
+        // Another core takes it over once the lease has lapsed (30 s without renewal).
+        let _survivor = app
+            .second_stack(|c| c.delivery.dispatch_concurrency = 4)
+            .await;
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert_eq!(
+            messages_of(&app, &id).await.len(),
+            at_crash,
+            "not taken over while the lease holds"
+        );
+        app.clock.advance(Duration::from_secs(31));
+        let done = completed(&app, &biz.owner_token, &id).await;
+        assert_eq!(done["status"], "completed");
+        assert_counts(&done, 24, 24, 0, 0);
+        assert_eq!(done["counts"]["delivered"], 24);
+        let mut per_recipient: BTreeMap<String, usize> = BTreeMap::new();
+        for m in messages_of(&app, &id).await {
+            assert_eq!(m.status, "delivered");
+            *per_recipient
+                .entry(m.recipient_user_id.to_string())
+                .or_default() += 1;
+        }
+        assert_eq!(per_recipient.len(), fans.len());
+        assert!(per_recipient.values().all(|n| *n == 1), "{per_recipient:?}");
+    }
+);
+
+e2e!(
+    single_sends_overtake_a_running_broadcast,
+    held(),
+    |app| async move {
+        use core_service::messaging::outbox::{self, LeaseLimits};
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        audience(&app, &biz, 12, 0).await;
+        // A runner without a dispatcher: the broadcast's messages wait in the outbox.
+        let stop = tokio_util::sync::CancellationToken::new();
+        let runner = core_service::broadcasts::runner::Runner::new(app.core.clone());
+        tokio::spawn(runner.run(stop.clone()));
+        let b = created(&app, &biz, announcement()).await;
+        let id = b["id"].as_str().unwrap().to_string();
+        accepted_at_least(&app, &biz.owner_token, &id, 12).await;
+        stop.cancel();
+        let mut singles = Vec::new();
+        for i in 0..3 {
+            let reply = send_v1(&app, &biz, utility(&fan(i)), None).await;
+            reply.assert_ok(200);
+            singles.push(
+                reply.data()["id"]
+                    .as_str()
+                    .unwrap()
+                    .parse::<uuid::Uuid>()
+                    .unwrap(),
+            );
+        }
+        let now = app.clock.now_ms();
+        let limits = LeaseLimits {
+            total: 5,
+            scheduled: 5,
+            broadcast: 5,
+        };
+        let leased = outbox::lease_due(&app.core.db, "test", now, now + 30_000, limits)
+            .await
+            .unwrap();
+        assert_eq!(leased.len(), 5);
+        for single in &singles {
+            assert!(leased.contains(&(*single, outbox::SINGLE)), "{leased:?}");
+        }
+        assert_eq!(
+            leased
+                .iter()
+                .filter(|(_, class)| *class == outbox::BROADCAST)
+                .count(),
+            2
+        );
+    }
+);
+
+e2e!(
+    deliveries_of_broadcast_messages_wait_behind_other_deliveries,
+    |app| async move {
+        use core_service::entities::webhook_deliveries;
+        app.stop_workers();
+        let receiver = Receiver::start().await;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        audience(&app, &biz, 6, 0).await;
+        register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
+        let b = created(&app, &biz, announcement()).await;
+        let id = b["id"].as_str().unwrap().to_string();
+        completed(&app, &biz.owner_token, &id).await;
+        let single = send_v1(&app, &biz, utility(&fan(0)), None).await;
+        single.assert_ok(200);
+        let single_id = single.data()["id"].as_str().unwrap().to_string();
+        let pending = eventually("seven deliveries queued", async || {
+            let rows = webhook_deliveries::Entity::find()
+                .all(&app.core.db)
+                .await
+                .unwrap();
+            (rows.len() == 7).then_some(rows)
+        })
+        .await;
+        assert_eq!(pending.iter().filter(|d| d.class == 1).count(), 6);
+        // The single send's delivery, queued last, is leased first.
+        let now = app.clock.now_ms();
+        let leased = core_service::webhooks::store::lease_due(
+            &app.core.db,
+            now,
+            now + 30_000,
+            "test",
+            1,
+            0,
+            false,
+        )
+        .await
+        .unwrap();
+        assert_eq!(leased.len(), 1);
+        assert!(leased[0].data.contains(&single_id), "{}", leased[0].data);
+    }
+);
