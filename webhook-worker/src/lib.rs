@@ -164,19 +164,45 @@ impl Worker {
         // this session has handed in its report.
         let (reports, pending) = mpsc::unbounded_channel();
         tokio::spawn(self.clone().report_loop(client.clone(), pending));
+        // Jobs are read as they come (the core sends no more than the room it gave this
+        // worker) into two queues: a broadcast's deliveries wait behind every other job.
+        let (urgent_tx, mut urgent) = mpsc::unbounded_channel::<pb::Job>();
+        let (bulk_tx, mut bulk) = mpsc::unbounded_channel::<pb::Job>();
+        let reader = tokio::spawn(async move {
+            while let Some(job) = stream.next().await {
+                let job = job?;
+                let queue = if job.bulk { &bulk_tx } else { &urgent_tx };
+                if queue.send(job).is_err() {
+                    break;
+                }
+            }
+            Ok::<(), tonic::Status>(())
+        });
+        // The reader goes with the session.
+        struct Abort(tokio::task::AbortHandle);
+        impl Drop for Abort {
+            fn drop(&mut self) {
+                self.0.abort();
+            }
+        }
+        let _reader = Abort(reader.abort_handle());
         tracing::info!(worker = %self.id, "pulling webhook jobs");
         loop {
-            // Pull the next job only when a slot is free.
+            // Take the next job only when a slot is free.
             let permit = tokio::select! {
                 () = cancel.cancelled() => return Ok(()),
                 permit = slots.clone().acquire_owned() => permit?,
             };
             let job = tokio::select! {
+                biased;
                 () = cancel.cancelled() => return Ok(()),
-                next = stream.next() => match next {
-                    Some(job) => job?,
-                    None => return Ok(()),
-                },
+                Some(job) = urgent.recv() => job,
+                Some(job) = bulk.recv() => job,
+                else => {
+                    // The stream ended: with the core's error, if it sent one.
+                    reader.await??;
+                    return Ok(());
+                }
             };
             let http = if job.allow_private_targets {
                 permissive.clone()

@@ -8,8 +8,9 @@
 //!   marketing, is `skipped`;
 //! - creates the others' messages and outbox rows (broadcast class: handed out after single
 //!   sends and scheduled messages) with one multi-row statement each, spends the business send
-//!   budget for them, and moves the cursor and the counts, in one transaction that first renews
-//!   the lease and holds the broadcast's row (a cancel, or a core taking over, waits for it);
+//!   budget for them, and moves the cursor and the counts and renews the lease, in one
+//!   transaction whose last UPDATE holds only if nothing moved the broadcast meanwhile (a
+//!   cancel, or a core taking over): otherwise nothing of the batch is stored;
 //! - paces itself to `max_per_second`.
 //!
 //! A unique (broadcast, recipient) key in the schema backs the cursor: no follower ever gets
@@ -39,7 +40,7 @@ const POLL: Duration = Duration::from_secs(1);
 /// The most broadcasts one core runs at once.
 const RUNNING: usize = 4;
 /// The most recipients one batch (one transaction) handles (PostgreSQL, SQLite).
-const BATCH: (u64, u64) = (500, 250);
+const BATCH: (u64, u64) = (1000, 250);
 /// The longest pause between batches (so the lease is renewed well within [`LEASE`]).
 const LONGEST_PAUSE: Duration = Duration::from_secs(5);
 
@@ -131,7 +132,7 @@ impl Runner {
                 () = tokio::time::sleep_until(next) => {}
             }
             let started = Instant::now();
-            let step = self.batch(&broadcast).await;
+            let step = self.batch(broadcast.id).await;
             next = match step {
                 Ok(Step::Created(n)) => started + Duration::from_secs_f64(n as f64 / pace),
                 Ok(Step::Wait(wait)) => started + wait.min(LONGEST_PAUSE),
@@ -151,21 +152,29 @@ impl Runner {
         }
     }
 
-    /// One batch, in one transaction.
-    async fn batch(&self, broadcast: &broadcasts::Model) -> AppResult<Step> {
+    /// One batch, in one transaction. The broadcast is read without a lock and moved on at the
+    /// end of the transaction on the condition that nothing moved it meanwhile (a cancel, a
+    /// takeover): its row is held only from that UPDATE to the commit, so the dispatcher's
+    /// outcome transactions, which count into it, never wait for a whole batch.
+    async fn batch(&self, id: Uuid) -> AppResult<Step> {
         let core = &self.core;
         let now = core.clock.now();
         let now_ms = now.timestamp_millis();
-        let txn = core.db.begin().await?;
         let lease_until = now_ms + LEASE.as_millis() as i64;
-        let Some(mut current) = store::hold(&txn, broadcast.id, &self.owner, lease_until).await?
-        else {
+        let Some(current) = store::ours(&core.db, id, &self.owner).await? else {
             return Ok(Step::Lost);
         };
+        let txn = core.db.begin().await?;
         if current.audience.is_none() {
-            let audience = store::fix_audience(&txn, &current).await?;
-            current.audience = Some(audience);
+            let Some(audience) =
+                store::fix_audience(&txn, &current, &self.owner, lease_until).await?
+            else {
+                txn.rollback().await?;
+                return Ok(Step::Lost);
+            };
+            txn.commit().await?;
             tracing::info!(broadcast = %current.id, audience, "broadcast audience fixed");
+            return Ok(Step::Created(0));
         }
         let live = store::business_live(&txn, current.business_id).await?;
         let page = if live {
@@ -174,7 +183,10 @@ impl Runner {
             Vec::new()
         };
         let Some(last) = page.last().map(|r| r.user_id) else {
-            let event = store::finish(&txn, current.id, !live, now).await?;
+            let Ok(event) = store::finish(&txn, &current, &self.owner, !live, now).await? else {
+                txn.rollback().await?;
+                return Ok(Step::Lost);
+            };
             let queued = super::service::record(&txn, event, now).await?;
             txn.commit().await?;
             if queued > 0 {
@@ -188,6 +200,7 @@ impl Runner {
             .map(|r| message(&current, r, now))
             .collect();
         let skipped = (page.len() - created.len()) as i64;
+        store::insert_messages(&txn, &created, now_ms).await?;
         if !created.is_empty() {
             let key = format!("send:business:{}", current.business_id);
             let rate = Rate::per(
@@ -200,10 +213,24 @@ impl Runner {
             {
                 txn.rollback().await?;
                 crate::limits::count_refusal("broadcast");
+                store::renew(&core.db, &current, &self.owner, lease_until).await?;
                 return Ok(Step::Wait(wait));
             }
         }
-        store::write_batch(&txn, &current, &created, skipped, last, now_ms).await?;
+        let counts = (created.as_slice(), skipped);
+        if !store::advance(
+            &txn,
+            &current,
+            &self.owner,
+            counts,
+            last,
+            (now_ms, lease_until),
+        )
+        .await?
+        {
+            txn.rollback().await?;
+            return Ok(Step::Lost);
+        }
         txn.commit().await?;
         if !created.is_empty() {
             core.dispatch_wakeup.notify_one();

@@ -242,28 +242,61 @@ pub async fn lease_due(
     }
 }
 
-/// Renews `owner`'s lease of a running broadcast inside `txn`, which then holds its row (a
-/// cancel or another runner waits for the commit). None when it is no longer `owner`'s to run
-/// (canceled, or taken over).
-pub async fn hold(
-    txn: &DatabaseTransaction,
+/// The running broadcast `id` while it is `owner`'s to run (not canceled, not taken over),
+/// read without a lock: a batch works from it and moves it on with [`advance`], which checks
+/// that nothing moved it meanwhile.
+pub async fn ours(
+    db: &impl ConnectionTrait,
     id: Uuid,
     owner: &str,
-    lease_until_ms: i64,
 ) -> AppResult<Option<broadcasts::Model>> {
-    Ok(broadcasts::Entity::update_many()
-        .col_expr(
-            broadcasts::Column::LeaseUntilMs,
-            Expr::value(lease_until_ms),
-        )
-        .col_expr(broadcasts::Column::DueAtMs, Expr::value(lease_until_ms))
-        .filter(broadcasts::Column::Id.eq(id))
+    Ok(broadcasts::Entity::find_by_id(id)
         .filter(broadcasts::Column::LeaseOwner.eq(owner))
         .filter(broadcasts::Column::Status.eq("running"))
         .filter(broadcasts::Column::CreationDone.eq(false))
-        .exec_with_returning(txn)
-        .await?
-        .pop())
+        .one(db)
+        .await?)
+}
+
+/// The condition that `broadcast` is still as `owner` read it: running, leased to it, its
+/// cursor where it was.
+fn unchanged(
+    update: sea_orm::UpdateMany<broadcasts::Entity>,
+    broadcast: &broadcasts::Model,
+    owner: &str,
+) -> sea_orm::UpdateMany<broadcasts::Entity> {
+    let update = update
+        .filter(broadcasts::Column::Id.eq(broadcast.id))
+        .filter(broadcasts::Column::LeaseOwner.eq(owner))
+        .filter(broadcasts::Column::Status.eq("running"))
+        .filter(broadcasts::Column::CreationDone.eq(false));
+    match broadcast.cursor {
+        Some(cursor) => update.filter(broadcasts::Column::Cursor.eq(cursor)),
+        None => update.filter(broadcasts::Column::Cursor.is_null()),
+    }
+}
+
+/// Renews `owner`'s lease (a runner waiting for the send budget). False when it is no longer
+/// `owner`'s.
+pub async fn renew(
+    db: &impl ConnectionTrait,
+    broadcast: &broadcasts::Model,
+    owner: &str,
+    lease_until_ms: i64,
+) -> AppResult<bool> {
+    let renewed = unchanged(
+        broadcasts::Entity::update_many()
+            .col_expr(
+                broadcasts::Column::LeaseUntilMs,
+                Expr::value(lease_until_ms),
+            )
+            .col_expr(broadcasts::Column::DueAtMs, Expr::value(lease_until_ms)),
+        broadcast,
+        owner,
+    )
+    .exec(db)
+    .await?;
+    Ok(renewed.rows_affected == 1)
 }
 
 /// Gives a lease back (a core shutting down): another core may take the broadcast at once.
@@ -289,11 +322,14 @@ pub async fn release(
 }
 
 /// Fixes a broadcast's audience inside `txn`: its business's active followers now, one row each
-/// (one INSERT ... SELECT), counted into `audience`. Returns the audience.
+/// (one INSERT ... SELECT), counted into `audience`, and renews the lease. Returns the audience,
+/// or None when the broadcast is no longer `owner`'s (the transaction must then roll back).
 pub async fn fix_audience(
     txn: &DatabaseTransaction,
     broadcast: &broadcasts::Model,
-) -> AppResult<i64> {
+    owner: &str,
+    lease_until_ms: i64,
+) -> AppResult<Option<i64>> {
     let inserted = txn
         .execute_raw(statement(
             txn,
@@ -303,12 +339,21 @@ pub async fn fix_audience(
         ))
         .await?
         .rows_affected() as i64;
-    broadcasts::Entity::update_many()
-        .col_expr(broadcasts::Column::Audience, Expr::value(inserted))
-        .filter(broadcasts::Column::Id.eq(broadcast.id))
-        .exec(txn)
-        .await?;
-    Ok(inserted)
+    let fixed = unchanged(
+        broadcasts::Entity::update_many()
+            .col_expr(broadcasts::Column::Audience, Expr::value(inserted))
+            .col_expr(
+                broadcasts::Column::LeaseUntilMs,
+                Expr::value(lease_until_ms),
+            )
+            .col_expr(broadcasts::Column::DueAtMs, Expr::value(lease_until_ms)),
+        broadcast,
+        owner,
+    )
+    .filter(broadcasts::Column::Audience.is_null())
+    .exec(txn)
+    .await?;
+    Ok((fixed.rows_affected == 1).then_some(inserted))
 }
 
 /// A recipient of a broadcast, as the runner reads them: their number and their follow now.
@@ -355,61 +400,89 @@ pub async fn recipients_after(
         .collect()
 }
 
-/// Stores one batch of a broadcast inside `txn`: its messages and their outbox rows (broadcast
-/// class, due now) with one statement each, its counts and cursor, and the usage totals.
-pub async fn write_batch(
+/// Stores one batch's messages and their outbox rows (broadcast class, due now) inside `txn`,
+/// with one statement each.
+pub async fn insert_messages(
     txn: &DatabaseTransaction,
-    broadcast: &broadcasts::Model,
     created: &[messages::Model],
-    skipped: i64,
-    cursor: Uuid,
     now_ms: i64,
 ) -> AppResult<()> {
-    if !created.is_empty() {
-        messages::Entity::insert_many(created.iter().cloned().map(messages::ActiveModel::from))
-            .exec_without_returning(txn)
-            .await?;
-        message_outbox::Entity::insert_many(created.iter().map(|m| message_outbox::ActiveModel {
-            message_id: Set(m.id),
-            due_at_ms: Set(now_ms),
-            lease_until_ms: Set(0),
-            lease_owner: Set(None),
-            attempts: Set(0),
-            class: Set(BROADCAST),
-        }))
+    if created.is_empty() {
+        return Ok(());
+    }
+    messages::Entity::insert_many(created.iter().cloned().map(messages::ActiveModel::from))
         .exec_without_returning(txn)
         .await?;
+    message_outbox::Entity::insert_many(created.iter().map(|m| message_outbox::ActiveModel {
+        message_id: Set(m.id),
+        due_at_ms: Set(now_ms),
+        lease_until_ms: Set(0),
+        lease_owner: Set(None),
+        attempts: Set(0),
+        class: Set(BROADCAST),
+    }))
+    .exec_without_returning(txn)
+    .await?;
+    Ok(())
+}
+
+/// Moves a broadcast past one batch inside `txn`, last before the usage counters (so its row is
+/// held only until the commit): its counts and cursor, and its lease renewed, on the condition
+/// that it is still as `owner` read it. False when it is not (canceled or taken over
+/// meanwhile): the transaction must then roll back, and nothing of the batch is stored.
+pub async fn advance(
+    txn: &DatabaseTransaction,
+    broadcast: &broadcasts::Model,
+    owner: &str,
+    (created, skipped): (&[messages::Model], i64),
+    cursor: Uuid,
+    (now_ms, lease_until_ms): (i64, i64),
+) -> AppResult<bool> {
+    let moved = unchanged(
+        broadcasts::Entity::update_many()
+            .col_expr(
+                broadcasts::Column::Accepted,
+                Expr::col(broadcasts::Column::Accepted).add(created.len() as i64),
+            )
+            .col_expr(
+                broadcasts::Column::Skipped,
+                Expr::col(broadcasts::Column::Skipped).add(skipped),
+            )
+            .col_expr(broadcasts::Column::Cursor, Expr::value(cursor))
+            .col_expr(
+                broadcasts::Column::LeaseUntilMs,
+                Expr::value(lease_until_ms),
+            )
+            .col_expr(broadcasts::Column::DueAtMs, Expr::value(lease_until_ms)),
+        broadcast,
+        owner,
+    )
+    .exec(txn)
+    .await?;
+    if moved.rows_affected != 1 {
+        return Ok(false);
     }
-    broadcasts::Entity::update_many()
-        .col_expr(
-            broadcasts::Column::Accepted,
-            Expr::col(broadcasts::Column::Accepted).add(created.len() as i64),
-        )
-        .col_expr(
-            broadcasts::Column::Skipped,
-            Expr::col(broadcasts::Column::Skipped).add(skipped),
-        )
-        .col_expr(broadcasts::Column::Cursor, Expr::value(cursor))
-        .filter(broadcasts::Column::Id.eq(broadcast.id))
-        .exec(txn)
-        .await?;
     let mut tally = Tally::new();
     for message in created {
         tally.accepted(message.business_id, &message.category, "accepted", now_ms);
     }
-    tally.apply(txn).await
+    tally.apply(txn).await?;
+    Ok(true)
 }
 
 /// Ends a broadcast's creation inside `txn`: every recipient was handled (`canceled` false) or
 /// its business is no longer live and active (`canceled` true: it ends `canceled`, the rest
 /// `not_created`). Its audience rows go; it completes at once when every created message has
-/// its outcome, and the `broadcast.completed` event is returned to record in `txn`.
+/// its outcome, and the `broadcast.completed` event is returned to record in `txn`. Err(()) when
+/// the broadcast is no longer as `owner` read it (the transaction must then roll back).
 pub async fn finish(
     txn: &DatabaseTransaction,
-    id: Uuid,
+    broadcast: &broadcasts::Model,
+    owner: &str,
     canceled: bool,
     now: DateTime<Utc>,
-) -> AppResult<Option<NewEvent>> {
+) -> AppResult<Result<Option<NewEvent>, ()>> {
+    let id = broadcast.id;
     let mut update = broadcasts::Entity::update_many()
         .col_expr(broadcasts::Column::CreationDone, Expr::value(true))
         .col_expr(broadcasts::Column::DueAtMs, Expr::value(NEVER))
@@ -425,12 +498,16 @@ pub async fn finish(
                 Expr::cust("COALESCE(audience, 0) - accepted - skipped"),
             );
     }
-    update
-        .filter(broadcasts::Column::Id.eq(id))
+    if unchanged(update, broadcast, owner)
         .exec(txn)
-        .await?;
+        .await?
+        .rows_affected
+        != 1
+    {
+        return Ok(Err(()));
+    }
     drop_audience(txn, id).await?;
-    outbox::complete_broadcast(txn, id, now).await
+    Ok(Ok(outbox::complete_broadcast(txn, id, now).await?))
 }
 
 /// Whether the business may still broadcast: its status and mode, and whether its owner is an

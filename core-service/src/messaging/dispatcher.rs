@@ -30,7 +30,7 @@ const BATCH: usize = 128;
 const SCHEDULED_BATCH: (usize, usize) = (32, 64);
 /// The most broadcast messages one lease takes (PostgreSQL, SQLite), after single sends and
 /// scheduled messages.
-const BROADCAST_BATCH: (usize, usize) = (64, 64);
+const BROADCAST_BATCH: (usize, usize) = (256, 256);
 /// How long to wait before retrying a message whose attempt could not be made.
 const BACKOFF: Duration = Duration::from_secs(5);
 
@@ -136,8 +136,14 @@ impl Dispatcher {
     /// allows.
     async fn lease(&self, later: bool) -> crate::error::AppResult<Leased> {
         let now = self.core.clock.now_ms();
+        let broadcast = if later {
+            self.batch(BROADCAST_BATCH)
+        } else {
+            0
+        };
         let limits = outbox::LeaseLimits {
-            total: BATCH.max(self.concurrency) as u64,
+            // Single sends first, then up to a broadcast batch behind them.
+            total: (BATCH.max(self.concurrency) as u64).max(broadcast),
             scheduled: if later {
                 self.batch(SCHEDULED_BATCH)
             } else {

@@ -35,9 +35,10 @@ pub fn lease_duration(core: &Core) -> Duration {
     core.webhooks.timeout + LEASE_MARGIN
 }
 
-/// Leases up to `limit` due deliveries and turns each into a signed job: one statement for the
-/// lease and one read for the endpoints of the whole batch.
-pub async fn lease(core: &Core, limit: u64) -> AppResult<Vec<pb::Job>> {
+/// Leases up to `limit` due deliveries (at most `broadcast_limit` of broadcast messages, which
+/// come after every other) and turns each into a signed job: one statement for the lease and
+/// one read for the endpoints of the whole batch.
+pub async fn lease(core: &Core, limit: u64, broadcast_limit: u64) -> AppResult<Vec<pb::Job>> {
     let now = core.clock.now();
     let lease_until = now.timestamp_millis() + lease_duration(core).as_millis() as i64;
     let token = Uuid::new_v4().to_string();
@@ -53,7 +54,7 @@ pub async fn lease(core: &Core, limit: u64) -> AppResult<Vec<pb::Job>> {
         now.timestamp_millis(),
         lease_until,
         &token,
-        limit,
+        (limit, broadcast_limit),
         cap,
         any_slow,
     )
@@ -152,6 +153,7 @@ fn sign(
         body,
         timeout_ms: core.webhooks.timeout.as_millis() as u32,
         allow_private_targets: core.webhooks.allow_insecure,
+        bulk: delivery.class == crate::events::BROADCAST_DELIVERY_CLASS,
     })
 }
 
@@ -419,7 +421,9 @@ pub fn stream(
                 tokio::time::sleep(LINGER).await;
                 free = credits.free();
             }
-            let leased = match lease(&core, free as u64).await {
+            // Deliveries of broadcast messages come after every other due one; the worker, too,
+            // attempts them after every other job it holds (`Job.bulk`).
+            let leased = match lease(&core, free as u64, free as u64).await {
                 Ok(jobs) => jobs,
                 Err(err) => {
                     tracing::warn!(error = %err, "leasing deliveries failed");
@@ -427,8 +431,12 @@ pub fn stream(
                 }
             };
             if leased.is_empty() {
+                // Nothing due, or only broadcast deliveries while they hold their half: wait
+                // for new deliveries, or for the worker to report (which frees room).
+                let held_back = free < room;
                 tokio::select! {
                     () = &mut notified => {}
+                    () = credits.freed.notified(), if held_back => {}
                     () = tokio::time::sleep(POLL) => {}
                     () = tx.closed() => break,
                     () = shutdown.cancelled() => break,

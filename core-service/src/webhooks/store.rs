@@ -135,6 +135,8 @@ pub struct Leased {
     pub event_type: String,
     pub data: String,
     pub created_at: DateTime<Utc>,
+    /// The job queue's class: 1 for a broadcast message's event.
+    pub class: i32,
 }
 
 /// Leases up to `limit` due deliveries of active endpoints under `token` until
@@ -142,7 +144,7 @@ pub struct Leased {
 /// LOCKED` on PostgreSQL, so concurrent streams never wait on each other). A leased delivery's
 /// next attempt moves to its lease's end, so in-flight rows are not scanned again and a lapsed
 /// lease makes the delivery due again. Deliveries of broadcast messages (class 1) are taken only
-/// after every other due delivery (class 0).
+/// after every other due delivery (class 0), and at most `broadcast_limit` of them.
 ///
 /// With `per_endpoint` > 0 and `any_slow` (some endpoint is marked slow), fair between
 /// endpoints: no slow endpoint gets more than `per_endpoint` deliveries in flight (over every
@@ -156,7 +158,7 @@ pub async fn lease_due(
     now_ms: i64,
     lease_until_ms: i64,
     token: &str,
-    limit: u64,
+    (limit, broadcast_limit): (u64, u64),
     per_endpoint: u32,
     any_slow: bool,
 ) -> AppResult<Vec<Leased>> {
@@ -173,26 +175,26 @@ pub async fn lease_due(
     // Each class is read in its own index range, the broadcast class after the other: a
     // broadcast's backlog is never scanned past, and never taken before another due delivery.
     let sql = if per_endpoint == 0 || !any_slow {
-        let class = |class: i32| {
+        let class = |class: i32, limit: &str| {
             format!(
                 "SELECT id FROM (SELECT d.id FROM webhook_deliveries d \
                  WHERE d.queued = 1 AND d.class = {class} AND d.next_attempt_at_ms <= $3 \
                  AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active = $4) \
-                 ORDER BY d.next_attempt_at_ms LIMIT $5{lock}) AS c{class}"
+                 ORDER BY d.next_attempt_at_ms LIMIT {limit}{lock}) AS c{class}"
             )
         };
         format!(
             "UPDATE webhook_deliveries SET lease_until_ms = $1, next_attempt_at_ms = $1, \
              lease_token = $2 \
              WHERE id IN (SELECT id FROM ({} UNION ALL {}) AS due LIMIT $5) \
-             RETURNING id, webhook_id, event_type, data, created_at",
-            class(crate::events::DELIVERY_CLASS),
-            class(crate::events::BROADCAST_DELIVERY_CLASS),
+             RETURNING id, webhook_id, event_type, data, created_at, class",
+            class(crate::events::DELIVERY_CLASS, "$5"),
+            class(crate::events::BROADCAST_DELIVERY_CLASS, "$6"),
         )
     } else {
         // Only slow endpoints (slow_until_ms in the future) are held to the cap: their rows
         // are numbered per endpoint and kept while number + in flight <= cap.
-        let class = |class: i32| {
+        let class = |class: i32, limit: &str| {
             format!(
                 "SELECT * FROM (SELECT d.id, d.webhook_id, d.next_attempt_at_ms, d.class, \
                    CASE WHEN w.slow_until_ms > $3 THEN 1 ELSE 0 END AS slow \
@@ -201,7 +203,7 @@ pub async fn lease_due(
                  AND w.active = $4 \
                  AND (w.slow_until_ms <= $3 OR d.webhook_id NOT IN \
                    (SELECT s.webhook_id FROM ({busy}) s WHERE s.busy >= $6)) \
-                 ORDER BY d.next_attempt_at_ms LIMIT $7{lock}) AS c{class}"
+                 ORDER BY d.next_attempt_at_ms LIMIT {limit}{lock}) AS c{class}"
             )
         };
         format!(
@@ -215,9 +217,9 @@ pub async fn lease_due(
            LEFT JOIN ({busy}) b ON b.webhook_id = c.webhook_id\
          ) r WHERE r.slow = 0 OR r.rn + r.busy <= $6 \
          ORDER BY r.class, r.next_attempt_at_ms LIMIT $5) \
-         RETURNING id, webhook_id, event_type, data, created_at",
-            class(crate::events::DELIVERY_CLASS),
-            class(crate::events::BROADCAST_DELIVERY_CLASS),
+         RETURNING id, webhook_id, event_type, data, created_at, class",
+            class(crate::events::DELIVERY_CLASS, "$7"),
+            class(crate::events::BROADCAST_DELIVERY_CLASS, "$8"),
         )
     };
     let mut values: Vec<sea_orm::Value> = vec![
@@ -227,10 +229,14 @@ pub async fn lease_due(
         true.into(),
         (limit as i64).into(),
     ];
+    let broadcast_limit = Ord::min(broadcast_limit, limit) as i64;
     if per_endpoint > 0 && any_slow {
         values.push(i64::from(per_endpoint).into());
         // Candidates: enough that a few endpoints at their cap do not hide the others.
         values.push((limit as i64 * 4).into());
+        values.push((broadcast_limit * 4).into());
+    } else {
+        values.push(broadcast_limit.into());
     }
     let statement =
         sea_orm::Statement::from_sql_and_values(db.get_database_backend(), &sql, values);
@@ -244,6 +250,7 @@ pub async fn lease_due(
                 event_type: row.try_get("", "event_type")?,
                 data: row.try_get("", "data")?,
                 created_at: row.try_get("", "created_at")?,
+                class: row.try_get("", "class")?,
             })
         })
         .collect()

@@ -88,7 +88,7 @@ pub async fn run(app: &TestApp, auth: Arc<Load>, arrivals: &Arrivals, args: &Bro
     stop.store(true, Ordering::Relaxed);
     let counts = &done["counts"];
     let ids = message_ids(app, &id).await;
-    let outcomes = outcome_times(app, &ids).await;
+    let (outcomes, last_created) = outcome_times(app, &ids).await;
     let last_outcome = outcomes.values().max().copied().unwrap_or(created_at);
     let span = (last_outcome - created_at).to_std().unwrap_or_default();
     let accepted = counts["accepted"].as_i64().unwrap_or(0);
@@ -97,10 +97,11 @@ pub async fn run(app: &TestApp, auth: Arc<Load>, arrivals: &Arrivals, args: &Bro
         .closed_rate
         .map_or_else(|| "not run".to_string(), |r| format!("{r:.0} sends/s"));
     println!(
-        "utility broadcast: {} of audience {} created and handed out in {:.1} s: {rate:.0} messages/s (closed loop of this run: {closed})",
+        "utility broadcast: {} of audience {} created and handed out in {:.1} s: {rate:.0} messages/s (closed loop of this run: {closed}); the last created after {:.1} s",
         accepted,
         counts["audience"],
         span.as_secs_f64(),
+        (last_created - created_at).num_milliseconds() as f64 / 1e3,
     );
     // Every message.sent of the broadcast at the receiver, and when the last one arrived.
     let wanted: std::collections::HashSet<String> = ids.iter().map(Uuid::to_string).collect();
@@ -129,6 +130,30 @@ pub async fn run(app: &TestApp, auth: Arc<Load>, arrivals: &Arrivals, args: &Bro
     );
     let (sent, refused) = load.await.unwrap();
     report_auth(&sent, refused, arrivals).await;
+    let auth_ids: Vec<Uuid> = sent.iter().filter_map(|(id, _)| id.parse().ok()).collect();
+    let mut accepted_to_outcome: Vec<Duration> = Vec::new();
+    for chunk in auth_ids.chunks(1000) {
+        use core_service::entities::messages;
+        let rows: Vec<(DateTime<Utc>, Option<DateTime<Utc>>)> = messages::Entity::find()
+            .select_only()
+            .column(messages::Column::CreatedAt)
+            .column(messages::Column::CompletedAt)
+            .filter(messages::Column::Id.is_in(chunk.iter().copied()))
+            .into_tuple()
+            .all(&app.core.db)
+            .await
+            .unwrap();
+        accepted_to_outcome.extend(
+            rows.into_iter()
+                .filter_map(|(created, done)| (done? - created).to_std().ok()),
+        );
+    }
+    accepted_to_outcome.sort();
+    println!(
+        "  of which accept-to-outcome (in the database): p50 {:.0} ms, p99 {:.0} ms",
+        percentile(&accepted_to_outcome, 0.5),
+        percentile(&accepted_to_outcome, 0.99)
+    );
 
     // The marketing broadcast: only those opted in.
     let created = create(app, &token, "marketing", pace).await;
@@ -190,22 +215,33 @@ async fn message_ids(app: &TestApp, broadcast: &str) -> Vec<Uuid> {
         .unwrap()
 }
 
-async fn outcome_times(app: &TestApp, ids: &[Uuid]) -> HashMap<Uuid, DateTime<Utc>> {
+/// When each message's outcome was recorded, and when the last of them was created.
+async fn outcome_times(
+    app: &TestApp,
+    ids: &[Uuid],
+) -> (HashMap<Uuid, DateTime<Utc>>, DateTime<Utc>) {
     use core_service::entities::messages;
     let mut done = HashMap::with_capacity(ids.len());
+    let mut last_created = DateTime::<Utc>::MIN_UTC;
     for chunk in ids.chunks(1000) {
-        let rows: Vec<(Uuid, Option<DateTime<Utc>>)> = messages::Entity::find()
+        let rows: Vec<(Uuid, DateTime<Utc>, Option<DateTime<Utc>>)> = messages::Entity::find()
             .select_only()
             .column(messages::Column::Id)
+            .column(messages::Column::CreatedAt)
             .column(messages::Column::CompletedAt)
             .filter(messages::Column::Id.is_in(chunk.iter().copied()))
             .into_tuple()
             .all(&app.core.db)
             .await
             .unwrap();
-        done.extend(rows.into_iter().filter_map(|(id, at)| Some((id, at?))));
+        for (id, created, completed) in rows {
+            last_created = last_created.max(created);
+            if let Some(at) = completed {
+                done.insert(id, at);
+            }
+        }
     }
-    done
+    (done, last_created)
 }
 
 /// Sends at `rate` per second until `stop`: each accepted send's id and scheduled time, and how
