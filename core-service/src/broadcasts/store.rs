@@ -276,6 +276,19 @@ fn unchanged(
     }
 }
 
+/// `update` also renewing the lease until `lease_until_ms` (due again for a takeover then).
+fn renewing(
+    update: sea_orm::UpdateMany<broadcasts::Entity>,
+    lease_until_ms: i64,
+) -> sea_orm::UpdateMany<broadcasts::Entity> {
+    update
+        .col_expr(
+            broadcasts::Column::LeaseUntilMs,
+            Expr::value(lease_until_ms),
+        )
+        .col_expr(broadcasts::Column::DueAtMs, Expr::value(lease_until_ms))
+}
+
 /// Renews `owner`'s lease (a runner waiting for the send budget). False when it is no longer
 /// `owner`'s.
 pub async fn renew(
@@ -285,12 +298,7 @@ pub async fn renew(
     lease_until_ms: i64,
 ) -> AppResult<bool> {
     let renewed = unchanged(
-        broadcasts::Entity::update_many()
-            .col_expr(
-                broadcasts::Column::LeaseUntilMs,
-                Expr::value(lease_until_ms),
-            )
-            .col_expr(broadcasts::Column::DueAtMs, Expr::value(lease_until_ms)),
+        renewing(broadcasts::Entity::update_many(), lease_until_ms),
         broadcast,
         owner,
     )
@@ -340,13 +348,8 @@ pub async fn fix_audience(
         .await?
         .rows_affected() as i64;
     let fixed = unchanged(
-        broadcasts::Entity::update_many()
-            .col_expr(broadcasts::Column::Audience, Expr::value(inserted))
-            .col_expr(
-                broadcasts::Column::LeaseUntilMs,
-                Expr::value(lease_until_ms),
-            )
-            .col_expr(broadcasts::Column::DueAtMs, Expr::value(lease_until_ms)),
+        renewing(broadcasts::Entity::update_many(), lease_until_ms)
+            .col_expr(broadcasts::Column::Audience, Expr::value(inserted)),
         broadcast,
         owner,
     )
@@ -439,7 +442,7 @@ pub async fn advance(
     (now_ms, lease_until_ms): (i64, i64),
 ) -> AppResult<bool> {
     let moved = unchanged(
-        broadcasts::Entity::update_many()
+        renewing(broadcasts::Entity::update_many(), lease_until_ms)
             .col_expr(
                 broadcasts::Column::Accepted,
                 Expr::col(broadcasts::Column::Accepted).add(created.len() as i64),
@@ -448,12 +451,7 @@ pub async fn advance(
                 broadcasts::Column::Skipped,
                 Expr::col(broadcasts::Column::Skipped).add(skipped),
             )
-            .col_expr(broadcasts::Column::Cursor, Expr::value(cursor))
-            .col_expr(
-                broadcasts::Column::LeaseUntilMs,
-                Expr::value(lease_until_ms),
-            )
-            .col_expr(broadcasts::Column::DueAtMs, Expr::value(lease_until_ms)),
+            .col_expr(broadcasts::Column::Cursor, Expr::value(cursor)),
         broadcast,
         owner,
     )

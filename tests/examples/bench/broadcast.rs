@@ -131,23 +131,11 @@ pub async fn run(app: &TestApp, auth: Arc<Load>, arrivals: &Arrivals, args: &Bro
     let (sent, refused) = load.await.unwrap();
     report_auth(&sent, refused, arrivals).await;
     let auth_ids: Vec<Uuid> = sent.iter().filter_map(|(id, _)| id.parse().ok()).collect();
-    let mut accepted_to_outcome: Vec<Duration> = Vec::new();
-    for chunk in auth_ids.chunks(1000) {
-        use core_service::entities::messages;
-        let rows: Vec<(DateTime<Utc>, Option<DateTime<Utc>>)> = messages::Entity::find()
-            .select_only()
-            .column(messages::Column::CreatedAt)
-            .column(messages::Column::CompletedAt)
-            .filter(messages::Column::Id.is_in(chunk.iter().copied()))
-            .into_tuple()
-            .all(&app.core.db)
-            .await
-            .unwrap();
-        accepted_to_outcome.extend(
-            rows.into_iter()
-                .filter_map(|(created, done)| (done? - created).to_std().ok()),
-        );
-    }
+    let mut accepted_to_outcome: Vec<Duration> = times(app, &auth_ids)
+        .await
+        .into_values()
+        .filter_map(|(created, done)| (done? - created).to_std().ok())
+        .collect();
     accepted_to_outcome.sort();
     println!(
         "  of which accept-to-outcome (in the database): p50 {:.0} ms, p99 {:.0} ms",
@@ -215,14 +203,13 @@ async fn message_ids(app: &TestApp, broadcast: &str) -> Vec<Uuid> {
         .unwrap()
 }
 
-/// When each message's outcome was recorded, and when the last of them was created.
-async fn outcome_times(
+/// When each message was created and when its outcome was recorded.
+async fn times(
     app: &TestApp,
     ids: &[Uuid],
-) -> (HashMap<Uuid, DateTime<Utc>>, DateTime<Utc>) {
+) -> HashMap<Uuid, (DateTime<Utc>, Option<DateTime<Utc>>)> {
     use core_service::entities::messages;
-    let mut done = HashMap::with_capacity(ids.len());
-    let mut last_created = DateTime::<Utc>::MIN_UTC;
+    let mut times = HashMap::with_capacity(ids.len());
     for chunk in ids.chunks(1000) {
         let rows: Vec<(Uuid, DateTime<Utc>, Option<DateTime<Utc>>)> = messages::Entity::find()
             .select_only()
@@ -234,13 +221,29 @@ async fn outcome_times(
             .all(&app.core.db)
             .await
             .unwrap();
-        for (id, created, completed) in rows {
-            last_created = last_created.max(created);
-            if let Some(at) = completed {
-                done.insert(id, at);
-            }
-        }
+        times.extend(
+            rows.into_iter()
+                .map(|(id, created, done)| (id, (created, done))),
+        );
     }
+    times
+}
+
+/// When each message's outcome was recorded, and when the last of them was created.
+async fn outcome_times(
+    app: &TestApp,
+    ids: &[Uuid],
+) -> (HashMap<Uuid, DateTime<Utc>>, DateTime<Utc>) {
+    let times = times(app, ids).await;
+    let last_created = times
+        .values()
+        .map(|(created, _)| *created)
+        .max()
+        .unwrap_or(DateTime::<Utc>::MIN_UTC);
+    let done = times
+        .into_iter()
+        .filter_map(|(id, (_, done))| Some((id, done?)))
+        .collect();
     (done, last_created)
 }
 
