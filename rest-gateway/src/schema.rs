@@ -279,6 +279,9 @@ pub struct WebhookPayload<T> {
     /// The delivery's id, the same on every retry (also `X-Service-Delivery`): deduplicate on it.
     #[schema(value_type = String, format = Uuid)]
     pub delivery_id: String,
+    /// The event's id: the same for every endpoint's delivery and every attempt of one event.
+    #[schema(value_type = String, format = Uuid)]
+    pub event_id: String,
     pub data: T,
 }
 

@@ -20,6 +20,19 @@ e2e!(
     }
 );
 
+e2e!(every_operation_has_its_own_operation_id, |app| async move {
+    let doc = app.get("/openapi.json", None).await.body;
+    let mut seen = std::collections::BTreeMap::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let id = op["operationId"].as_str().unwrap().to_string();
+            if let Some(other) = seen.insert(id.clone(), format!("{method} {path}")) {
+                panic!("operationId {id}: {other} and {method} {path}");
+            }
+        }
+    }
+});
+
 e2e!(
     openapi_documents_every_route_and_every_documented_route_is_served,
     |app| async move {

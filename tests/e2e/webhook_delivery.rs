@@ -94,6 +94,13 @@ e2e!(
             request.header("x-service-delivery").as_str()
         );
         assert!(payload["id"].is_string() && payload["created_at"].is_string());
+        assert!(
+            payload["event_id"]
+                .as_str()
+                .unwrap()
+                .parse::<uuid::Uuid>()
+                .is_ok()
+        );
         assert_eq!(payload["data"]["message_send_id"], id.as_str());
         assert_eq!(payload["data"]["category"], "utility");
         assert_eq!(payload["data"]["recipient_user_id"], fan_id.as_str());
@@ -167,6 +174,35 @@ e2e!(
         app.clock.advance(Duration::from_secs(3600));
         tokio::time::sleep(Duration::from_millis(600)).await;
         assert_eq!(rx.received().len(), 6, "no seventh attempt");
+    }
+);
+
+e2e!(
+    event_id_is_the_same_for_every_endpoint_and_every_attempt_of_one_event,
+    |app| async move {
+        let first = Receiver::start().await;
+        let second = Receiver::start().await;
+        first.queue(&[500]);
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        register_webhook(&app, &biz, &first.url(), &["message.sent"]).await;
+        register_webhook(&app, &biz, &second.url(), &["message.sent"]).await;
+        send_utility(&app, &biz, FAN).await;
+        let failed = first.wait_for(1).await[0].json();
+        let other = second.wait_for(1).await[0].json();
+        // The retry is counted from the first attempt's recorded outcome.
+        wait_delivery(&app, &biz, |d| d["status"] == "retrying").await;
+        app.clock.advance(Duration::from_secs(60));
+        let retried = first.wait_for(2).await[1].json();
+        // One event: one id everywhere; a delivery per endpoint, kept across attempts.
+        assert_eq!(failed["event_id"], other["event_id"]);
+        assert_eq!(failed["event_id"], retried["event_id"]);
+        assert_eq!(failed["delivery_id"], retried["delivery_id"]);
+        assert_ne!(failed["delivery_id"], other["delivery_id"]);
+        assert_ne!(failed["id"], retried["id"]);
+        let stored = crate::fixtures::outcome_events(&app, &biz).await;
+        assert_eq!(stored.len(), 1);
+        assert_eq!(failed["event_id"], stored[0].id.to_string().as_str());
     }
 );
 

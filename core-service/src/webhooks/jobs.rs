@@ -97,9 +97,11 @@ pub async fn lease(core: &Core, limit: u64, broadcast_limit: u64) -> AppResult<V
     Ok(jobs)
 }
 
-/// The payload of one attempt: a new `id` and `t` each time, the constant `delivery_id`.
+/// The payload of one attempt: a new `id` and `t` each time, the constant `delivery_id`, and
+/// the `event_id` every endpoint's delivery of the event carries.
 pub fn payload(
     delivery_id: Uuid,
+    event_id: Uuid,
     event_type: &str,
     data: &str,
     created_at: chrono::DateTime<chrono::Utc>,
@@ -112,6 +114,7 @@ pub fn payload(
         "type": event_type,
         "created_at": rfc3339(created_at),
         "delivery_id": delivery_id,
+        "event_id": event_id,
         "data": data,
     });
     serde_json::to_vec(&body).map_err(|_| AppError::internal("serialising a payload"))
@@ -126,6 +129,7 @@ fn sign(
 ) -> AppResult<pb::Job> {
     let body = payload(
         delivery.id,
+        delivery.event_id,
         &delivery.event_type,
         &delivery.data,
         delivery.created_at,

@@ -132,6 +132,8 @@ pub async fn delete(
 pub struct Leased {
     pub id: Uuid,
     pub webhook_id: Uuid,
+    /// The event it announces (the same for every endpoint and attempt).
+    pub event_id: Uuid,
     pub event_type: String,
     pub data: String,
     pub created_at: DateTime<Utc>,
@@ -187,7 +189,7 @@ pub async fn lease_due(
             "UPDATE webhook_deliveries SET lease_until_ms = $1, next_attempt_at_ms = $1, \
              lease_token = $2 \
              WHERE id IN (SELECT id FROM ({} UNION ALL {}) AS due LIMIT $5) \
-             RETURNING id, webhook_id, event_type, data, created_at, class",
+             RETURNING id, webhook_id, event_id, event_type, data, created_at, class",
             class(crate::events::DELIVERY_CLASS, "$5"),
             class(crate::events::BROADCAST_DELIVERY_CLASS, "$6"),
         )
@@ -217,7 +219,7 @@ pub async fn lease_due(
            LEFT JOIN ({busy}) b ON b.webhook_id = c.webhook_id\
          ) r WHERE r.slow = 0 OR r.rn + r.busy <= $6 \
          ORDER BY r.class, r.next_attempt_at_ms LIMIT $5) \
-         RETURNING id, webhook_id, event_type, data, created_at, class",
+         RETURNING id, webhook_id, event_id, event_type, data, created_at, class",
             class(crate::events::DELIVERY_CLASS, "$7"),
             class(crate::events::BROADCAST_DELIVERY_CLASS, "$8"),
         )
@@ -247,6 +249,7 @@ pub async fn lease_due(
             Ok(Leased {
                 id: row.try_get("", "id")?,
                 webhook_id: row.try_get("", "webhook_id")?,
+                event_id: row.try_get("", "event_id")?,
                 event_type: row.try_get("", "event_type")?,
                 data: row.try_get("", "data")?,
                 created_at: row.try_get("", "created_at")?,

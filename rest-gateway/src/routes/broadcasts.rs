@@ -213,7 +213,7 @@ fn created(reply: pb::BroadcastReply) -> ApiResult {
     responses(
         (status = 201, description = "The broadcast (`scheduled` or `running`)", body = Envelope<Broadcast>),
     ))]
-pub async fn create_console(
+pub async fn create_broadcast(
     State(state): State<AppState>,
     ctx: CallContext,
     headers: HeaderMap,
@@ -241,7 +241,7 @@ pub async fn create_console(
     responses(
         (status = 201, description = "The broadcast (`scheduled` or `running`)", body = Envelope<Broadcast>),
     ))]
-pub async fn create_app(
+pub async fn create_app_broadcast(
     State(state): State<AppState>,
     ctx: CallContext,
     headers: HeaderMap,
@@ -272,7 +272,7 @@ pub async fn create_app(
     responses(
         (status = 200, description = "The broadcasts", body = Envelope<BroadcastList>),
     ))]
-pub async fn list(
+pub async fn list_broadcasts(
     State(state): State<AppState>,
     ctx: CallContext,
     RawQuery(query): RawQuery,
@@ -306,7 +306,7 @@ pub async fn list(
     responses(
         (status = 200, description = "The broadcast", body = Envelope<Broadcast>),
     ))]
-pub async fn get_console(
+pub async fn get_broadcast(
     State(state): State<AppState>,
     ctx: CallContext,
     PathParam(id): PathParam,
@@ -331,7 +331,7 @@ pub async fn get_console(
     responses(
         (status = 200, description = "The broadcast, now `canceled`", body = Envelope<Broadcast>),
     ))]
-pub async fn cancel_console(
+pub async fn cancel_broadcast(
     State(state): State<AppState>,
     ctx: CallContext,
     PathParam(id): PathParam,
@@ -358,7 +358,7 @@ pub async fn cancel_console(
     responses(
         (status = 200, description = "The broadcast", body = Envelope<Broadcast>),
     ))]
-pub async fn get_app(
+pub async fn get_app_broadcast(
     State(state): State<AppState>,
     ctx: CallContext,
     PathParams(business_account_id, id): PathParams,
@@ -386,7 +386,7 @@ pub async fn get_app(
     responses(
         (status = 200, description = "The broadcast, now `canceled`", body = Envelope<Broadcast>),
     ))]
-pub async fn cancel_app(
+pub async fn cancel_app_broadcast(
     State(state): State<AppState>,
     ctx: CallContext,
     PathParams(business_account_id, id): PathParams,

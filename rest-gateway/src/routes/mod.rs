@@ -55,12 +55,15 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(messages::send_service))
         .routes(routes!(messages::usage))
         .routes(routes!(messages::daily_usage))
-        .routes(routes!(broadcasts::list, broadcasts::create_console))
-        .routes(routes!(broadcasts::get_console))
-        .routes(routes!(broadcasts::cancel_console))
-        .routes(routes!(broadcasts::create_app))
-        .routes(routes!(broadcasts::get_app))
-        .routes(routes!(broadcasts::cancel_app))
+        .routes(routes!(
+            broadcasts::list_broadcasts,
+            broadcasts::create_broadcast
+        ))
+        .routes(routes!(broadcasts::get_broadcast))
+        .routes(routes!(broadcasts::cancel_broadcast))
+        .routes(routes!(broadcasts::create_app_broadcast))
+        .routes(routes!(broadcasts::get_app_broadcast))
+        .routes(routes!(broadcasts::cancel_app_broadcast))
         .routes(routes!(webhooks::list_webhooks, webhooks::create_webhook))
         .routes(routes!(webhooks::update_webhook, webhooks::delete_webhook))
         .routes(routes!(webhooks::test_webhook))
