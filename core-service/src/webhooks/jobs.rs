@@ -35,10 +35,10 @@ pub fn lease_duration(core: &Core) -> Duration {
     core.webhooks.timeout + LEASE_MARGIN
 }
 
-/// Leases up to `limit` due deliveries (at most `broadcast_limit` of broadcast messages, which
-/// come after every other) and turns each into a signed job: one statement for the lease and
-/// one read for the endpoints of the whole batch.
-pub async fn lease(core: &Core, limit: u64, broadcast_limit: u64) -> AppResult<Vec<pb::Job>> {
+/// Leases up to `limit` due deliveries (those of broadcast messages after every other) and
+/// turns each into a signed job: one statement for the lease and one read for the endpoints of
+/// the whole batch.
+pub async fn lease(core: &Core, limit: u64) -> AppResult<Vec<pb::Job>> {
     let now = core.clock.now();
     let lease_until = now.timestamp_millis() + lease_duration(core).as_millis() as i64;
     let token = Uuid::new_v4().to_string();
@@ -54,7 +54,7 @@ pub async fn lease(core: &Core, limit: u64, broadcast_limit: u64) -> AppResult<V
         now.timestamp_millis(),
         lease_until,
         &token,
-        (limit, broadcast_limit),
+        limit,
         cap,
         any_slow,
     )
@@ -427,7 +427,7 @@ pub fn stream(
             }
             // Deliveries of broadcast messages come after every other due one; the worker, too,
             // attempts them after every other job it holds (`Job.bulk`).
-            let leased = match lease(&core, free as u64, free as u64).await {
+            let leased = match lease(&core, free as u64).await {
                 Ok(jobs) => jobs,
                 Err(err) => {
                     tracing::warn!(error = %err, "leasing deliveries failed");

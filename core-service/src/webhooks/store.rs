@@ -146,7 +146,7 @@ pub struct Leased {
 /// LOCKED` on PostgreSQL, so concurrent streams never wait on each other). A leased delivery's
 /// next attempt moves to its lease's end, so in-flight rows are not scanned again and a lapsed
 /// lease makes the delivery due again. Deliveries of broadcast messages (class 1) are taken only
-/// after every other due delivery (class 0), and at most `broadcast_limit` of them.
+/// after every other due delivery (class 0).
 ///
 /// With `per_endpoint` > 0 and `any_slow` (some endpoint is marked slow), fair between
 /// endpoints: no slow endpoint gets more than `per_endpoint` deliveries in flight (over every
@@ -160,7 +160,7 @@ pub async fn lease_due(
     now_ms: i64,
     lease_until_ms: i64,
     token: &str,
-    (limit, broadcast_limit): (u64, u64),
+    limit: u64,
     per_endpoint: u32,
     any_slow: bool,
 ) -> AppResult<Vec<Leased>> {
@@ -191,7 +191,7 @@ pub async fn lease_due(
              WHERE id IN (SELECT id FROM ({} UNION ALL {}) AS due LIMIT $5) \
              RETURNING id, webhook_id, event_id, event_type, data, created_at, class",
             class(crate::events::DELIVERY_CLASS, "$5"),
-            class(crate::events::BROADCAST_DELIVERY_CLASS, "$6"),
+            class(crate::events::BROADCAST_DELIVERY_CLASS, "$5"),
         )
     } else {
         // Only slow endpoints (slow_until_ms in the future) are held to the cap: their rows
@@ -221,7 +221,7 @@ pub async fn lease_due(
          ORDER BY r.class, r.next_attempt_at_ms LIMIT $5) \
          RETURNING id, webhook_id, event_id, event_type, data, created_at, class",
             class(crate::events::DELIVERY_CLASS, "$7"),
-            class(crate::events::BROADCAST_DELIVERY_CLASS, "$8"),
+            class(crate::events::BROADCAST_DELIVERY_CLASS, "$7"),
         )
     };
     let mut values: Vec<sea_orm::Value> = vec![
@@ -231,14 +231,10 @@ pub async fn lease_due(
         true.into(),
         (limit as i64).into(),
     ];
-    let broadcast_limit = Ord::min(broadcast_limit, limit) as i64;
     if per_endpoint > 0 && any_slow {
         values.push(i64::from(per_endpoint).into());
         // Candidates: enough that a few endpoints at their cap do not hide the others.
         values.push((limit as i64 * 4).into());
-        values.push((broadcast_limit * 4).into());
-    } else {
-        values.push(broadcast_limit.into());
     }
     let statement =
         sea_orm::Statement::from_sql_and_values(db.get_database_backend(), &sql, values);
