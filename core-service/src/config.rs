@@ -349,7 +349,8 @@ pub struct RetentionConfig {
     #[arg(long, env = "RETENTION_INBOX_DAYS", default_value_t = 90)]
     pub retention_inbox_days: u32,
 
-    /// Days an event (the record behind webhook deliveries) is kept; 0 keeps them forever.
+    /// Days an event (the record behind webhook deliveries, listed and polled by
+    /// `GET /business/events`) is kept; 0 keeps them forever.
     #[arg(long, env = "RETENTION_EVENTS_DAYS", default_value_t = 30)]
     pub retention_events_days: u32,
 

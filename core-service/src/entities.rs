@@ -332,6 +332,9 @@ pub mod events {
         pub event_type: String,
         pub data: String,
         pub created_at: DateTimeUtc,
+        /// The listing order: on PostgreSQL the writing transaction's id (the column's
+        /// default, `txid_current()`), on SQLite a number the core gives as it inserts.
+        pub commit_seq: i64,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -357,6 +360,14 @@ pub mod webhooks {
         pub updated_at: DateTimeUtc,
         /// Until when (Unix ms) the endpoint counts as slow; 0 = not slow.
         pub slow_until_ms: i64,
+        /// Whether the current secret has the Standard Webhooks form (recorded, never guessed).
+        pub secret_standard: bool,
+        /// The secret the last rotation replaced, sealed like the current one; it signs too
+        /// until `previous_secret_expires_at_ms`.
+        pub previous_secret_ciphertext: Option<String>,
+        pub previous_secret_standard: bool,
+        /// Unix ms; 0 = no previous secret.
+        pub previous_secret_expires_at_ms: i64,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

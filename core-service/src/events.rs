@@ -2,7 +2,11 @@
 //! active endpoint of the business subscribed to it. Nothing lives only in memory.
 
 use chrono::{DateTime, Utc};
-use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveModelTrait, ActiveValue, ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set,
+};
 use uuid::Uuid;
 
 use crate::entities::{events, webhook_deliveries, webhooks};
@@ -76,7 +80,7 @@ pub async fn record_many(
             }
         })
         .collect();
-    let rows: Vec<events::Model> = new
+    let mut rows: Vec<events::Model> = new
         .into_iter()
         .map(|e| events::Model {
             id: Uuid::now_v7(),
@@ -84,13 +88,15 @@ pub async fn record_many(
             event_type: e.event_type.to_string(),
             data: e.data.to_string(),
             created_at: now,
+            commit_seq: 0,
         })
         .collect();
     let mut businesses: Vec<Uuid> = rows.iter().map(|e| e.business_id).collect();
     businesses.sort();
     businesses.dedup();
+    number(db, &mut rows, &businesses).await?;
     for chunk in rows.chunks(500) {
-        events::Entity::insert_many(chunk.iter().cloned().map(events::ActiveModel::from))
+        events::Entity::insert_many(chunk.iter().map(|e| active(db, e)))
             .exec_without_returning(db)
             .await?;
     }
@@ -138,15 +144,127 @@ async fn insert_event(
     data: &serde_json::Value,
     now: DateTime<Utc>,
 ) -> AppResult<events::Model> {
-    Ok(events::ActiveModel {
-        id: Set(Uuid::now_v7()),
-        business_id: Set(business_id),
-        event_type: Set(event_type.to_string()),
-        data: Set(data.to_string()),
-        created_at: Set(now),
+    let mut rows = vec![events::Model {
+        id: Uuid::now_v7(),
+        business_id,
+        event_type: event_type.to_string(),
+        data: data.to_string(),
+        created_at: now,
+        commit_seq: 0,
+    }];
+    number(db, &mut rows, &[business_id]).await?;
+    Ok(active(db, &rows[0]).insert(db).await?)
+}
+
+/// On SQLite (one writer, so insertion order is commit order) numbers `rows` after the
+/// business's last event, in order; on PostgreSQL the column's default (the transaction's id)
+/// does it.
+async fn number(
+    db: &impl ConnectionTrait,
+    rows: &mut [events::Model],
+    businesses: &[Uuid],
+) -> AppResult<()> {
+    if db.get_database_backend() != DbBackend::Sqlite {
+        return Ok(());
     }
-    .insert(db)
-    .await?)
+    for business in businesses {
+        let last: Option<i64> = events::Entity::find()
+            .select_only()
+            .column(events::Column::CommitSeq)
+            .filter(events::Column::BusinessId.eq(*business))
+            .order_by_desc(events::Column::CommitSeq)
+            .limit(1)
+            .into_tuple()
+            .one(db)
+            .await?;
+        let mut next = last.unwrap_or(0);
+        for row in rows.iter_mut().filter(|r| r.business_id == *business) {
+            next += 1;
+            row.commit_seq = next;
+        }
+    }
+    Ok(())
+}
+
+/// The row to insert: `commit_seq` left to the column's default on PostgreSQL.
+fn active(db: &impl ConnectionTrait, event: &events::Model) -> events::ActiveModel {
+    let mut row = events::ActiveModel::from(event.clone());
+    if db.get_database_backend() != DbBackend::Sqlite {
+        row.commit_seq = ActiveValue::NotSet;
+    }
+    row
+}
+
+/// Where a page of the events list starts.
+#[derive(Debug, Clone, Copy)]
+pub enum Position {
+    /// Newest first, from the newest event or from below this one.
+    Newest(Option<(i64, Uuid)>),
+    /// Oldest first, from just after this one (a poller's cursor).
+    After((i64, Uuid)),
+}
+
+/// The types an events list shows (every recorded type but `webhook.test`).
+pub const LISTED: &[&str] = SUBSCRIBABLE;
+
+/// One event of `business_id` that a list shows, to start a page from.
+pub async fn find_listed(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    id: Uuid,
+) -> AppResult<Option<events::Model>> {
+    Ok(events::Entity::find_by_id(id)
+        .filter(events::Column::BusinessId.eq(business_id))
+        .filter(events::Column::EventType.is_in(LISTED.iter().copied()))
+        .one(db)
+        .await?)
+}
+
+/// A page of the business's events in commit order (`commit_seq`, then id), of one type or
+/// all listed ones, up to `limit` rows. On PostgreSQL only events of transactions older than
+/// every transaction still open are shown: one committed later cannot sort before them.
+pub async fn page(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    event_type: Option<&str>,
+    position: Position,
+    limit: u64,
+) -> AppResult<Vec<events::Model>> {
+    use events::Column::{CommitSeq, Id};
+    let mut query = events::Entity::find().filter(events::Column::BusinessId.eq(business_id));
+    query = match event_type {
+        Some(t) => query.filter(events::Column::EventType.eq(t)),
+        None => query.filter(events::Column::EventType.is_in(LISTED.iter().copied())),
+    };
+    if db.get_database_backend() == DbBackend::Postgres {
+        query = query.filter(Expr::cust(
+            "commit_seq < txid_snapshot_xmin(txid_current_snapshot())",
+        ));
+    }
+    let beyond = |(seq, id): (i64, Uuid), newer: bool| {
+        if newer {
+            Condition::any()
+                .add(CommitSeq.gt(seq))
+                .add(Condition::all().add(CommitSeq.eq(seq)).add(Id.gt(id)))
+        } else {
+            Condition::any()
+                .add(CommitSeq.lt(seq))
+                .add(Condition::all().add(CommitSeq.eq(seq)).add(Id.lt(id)))
+        }
+    };
+    query = match position {
+        Position::Newest(before) => {
+            if let Some(cursor) = before {
+                query = query.filter(beyond(cursor, false));
+            }
+            query.order_by_desc(CommitSeq).order_by_desc(Id)
+        }
+        Position::After(cursor) => query
+            .filter(beyond(cursor, true))
+            .order_by_asc(CommitSeq)
+            .order_by_asc(Id),
+    };
+    Ok(query.limit(limit).all(db).await?)
 }
 
 fn delivery(

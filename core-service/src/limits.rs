@@ -438,6 +438,25 @@ impl Budget {
         }
     }
 
+    /// Whether [`Budget::take`] would take a unit of `key` now, taking nothing: `Ok`, or the
+    /// refusal it would answer (a send check). One read at most.
+    pub async fn peek(&self, key: &str, rate: Rate, code: proto::ErrorCode) -> AppResult<()> {
+        let bucket = self.bucket(key);
+        let local = bucket.lock().await;
+        let now = self.limiter.clock.now().timestamp_micros();
+        if local.units > 0 && now < local.valid_until_us {
+            return Ok(());
+        }
+        drop(local);
+        let stored = rate_limits::Entity::find_by_id(key.to_string())
+            .one(&self.limiter.db)
+            .await?;
+        match stored.and_then(|row| wait(row.value, now, rate, 1)) {
+            Some(wait) => Err(AppError::retry_after(code, wait, "request limit reached")),
+            None => Ok(()),
+        }
+    }
+
     /// Gives back a unit of `key` taken by [`Budget::take`] for a request that did not go
     /// through after all.
     pub async fn refund(&self, key: &str) {

@@ -19,6 +19,7 @@ mod m20261126_000010_usage_counters;
 mod m20261127_000011_scheduling;
 mod m20261128_000012_service_times;
 mod m20261129_000013_broadcasts;
+mod m20261130_000014_integrator;
 
 pub struct Migrator;
 
@@ -39,6 +40,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000011_scheduling::Migration),
             Box::new(m20261128_000012_service_times::Migration),
             Box::new(m20261129_000013_broadcasts::Migration),
+            Box::new(m20261130_000014_integrator::Migration),
         ]
     }
 }

@@ -426,6 +426,29 @@ function eventBoxes(selected) {
     EVENTS.map((ev) => h('label', {}, h('input', { type: 'checkbox', name: 'events', value: ev, checked: selected.includes(ev) }), ev)));
 }
 
+// A new signing secret made here, in the browser (Web Crypto): `whsec_` + the standard base64
+// of 32 random bytes. The service never shows a secret after an endpoint's creation.
+function newSecret() {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return `whsec_${btoa(String.fromCharCode(...bytes))}`;
+}
+
+const GRACES = [[86400, 'for a day (default)'], [3600, 'for an hour'], [0, 'no: stop at once']];
+
+function rotateForm(w) {
+  return form({ 'aria-label': `Rotate the secret of ${w.url}` }, [
+    field('Keep signing with the old secret too', h('select', { name: 'grace' },
+      GRACES.map(([secs, label]) => h('option', { value: secs }, label)))),
+    h('p', { class: 'muted' }, 'A new secret is generated in this browser. During the grace each delivery carries both signatures, so you can move your receiver to the new secret before the old one stops.'),
+  ], 'Rotate the secret', async (data) => {
+    const secret = newSecret();
+    await api('POST', `/business/webhooks/${w.id}/rotate-secret`, { secret, grace_seconds: Number(data.get('grace')) });
+    await webhooksPage();
+    main.querySelector('[data-shown]').replaceChildren(copyable(`New signing secret for ${w.url}`, secret));
+    say('ok', 'The secret was rotated.');
+  });
+}
+
 async function webhooksPage() {
   const hooks = await api('GET', '/business/webhooks');
   const manage = canManage();
@@ -435,7 +458,10 @@ async function webhooksPage() {
     return h('tr', { dataset: { webhook: w.url } },
       h('td', {}, h('code', { class: 'mono' }, w.url), editor),
       h('td', {}, w.events.join(', ')),
-      h('td', {}, w.active ? status('active') : status('paused')),
+      h('td', {}, w.active ? status('active') : status('paused'),
+        w.previous_secret_expires_at
+          ? h('div', { class: 'muted' }, `old secret signs too until ${when(w.previous_secret_expires_at)}`)
+          : null),
       h('td', {}, h('div', { class: 'row' },
         h('a', { href: `#/deliveries?webhook=${w.id}` }, 'Deliveries'),
         manage ? [
@@ -446,6 +472,9 @@ async function webhooksPage() {
           act(w.active ? 'Pause' : 'Resume', async () => {
             await api('PATCH', `/business/webhooks/${w.id}`, { active: !w.active });
             await route();
+          }),
+          act('Rotate secret', async () => {
+            editor.replaceChildren(rotateForm(w));
           }),
           act('Edit', async () => {
             editor.replaceChildren(form({ 'aria-label': `Edit ${w.url}` }, [
@@ -521,6 +550,91 @@ async function deliveriesPage() {
     detail);
 }
 
+// ---- events ----
+
+// While the Events page is open, it asks for the events committed after the newest it shows.
+let eventsTimer = null;
+
+function stopEventsPolling() {
+  if (eventsTimer) clearTimeout(eventsTimer);
+  eventsTimer = null;
+}
+
+// What an event is about, in a few words.
+function eventSummary(e) {
+  const d = e.data || {};
+  if (e.type.startsWith('message.')) return `message ${d.message_send_id}${d.reason ? ` · ${d.reason}` : ''}${d.broadcast_id ? ' · broadcast' : ''}`;
+  if (e.type.startsWith('follow.')) return `user ${d.user_id} · ${d.status}${d.marketing_opt_in ? ' · marketing' : ''}`;
+  if (e.type === 'broadcast.completed') return `broadcast ${d.broadcast_id} · ${d.status}`;
+  if (e.type === 'grant.revoked') return `app ${d.client_id}`;
+  return '';
+}
+
+function eventRow(e) {
+  return h('tr', { dataset: { event: e.type } },
+    h('td', {}, when(e.created_at)), h('td', {}, h('code', { class: 'mono' }, e.type)),
+    h('td', {}, eventSummary(e)),
+    h('td', {}, h('details', {}, h('summary', {}, 'data'),
+      h('pre', { class: 'mono' }, JSON.stringify(e.data, null, 2)), h('p', { class: 'muted' }, `id ${e.id}`))));
+}
+
+async function eventsPage() {
+  const q = query();
+  const type = EVENTS.includes(q.get('type')) ? q.get('type') : '';
+  const params = new URLSearchParams({ limit: '50' });
+  if (type) params.set('type', type);
+  if (q.get('after')) params.set('starting_after', q.get('after'));
+  const list = await api('GET', `/business/events?${params}`);
+  const filter = h('select', { name: 'type', class: 'narrow', 'aria-label': 'Show events' },
+    h('option', { value: '' }, 'all events'),
+    EVENTS.map((one) => h('option', { value: one, selected: one === type }, one)));
+  filter.addEventListener('change', () => {
+    location.hash = filter.value ? `#/events?type=${filter.value}` : '#/events';
+  });
+  const body = h('tbody', {}, list.events.map(eventRow));
+  const empty = h('p', { class: 'muted', hidden: list.events.length > 0 }, type ? `No ${type} events yet.` : 'No events yet.');
+  const last = list.events[list.events.length - 1];
+  const older = new URLSearchParams({ ...(type ? { type } : {}), ...(last ? { after: last.id } : {}) });
+  page('Events',
+    h('p', { class: 'muted' }, 'Everything your webhooks can announce, whatever your endpoints subscribe to, newest first. New events appear here as they happen.'),
+    h('div', { class: 'row' }, filter),
+    h('div', { class: 'table-wrap', hidden: list.events.length === 0 }, h('table', {},
+      h('thead', {}, h('tr', {}, ['When', 'Type', 'About', ''].map((t) => h('th', { scope: 'col' }, t)))),
+      body)),
+    empty,
+    list.has_more && last ? h('p', {}, h('a', { href: `#/events?${older}` }, 'Older events')) : null);
+  // Only the first page follows what arrives: poll with `after` = the newest shown.
+  if (q.get('after')) return;
+  let newest = list.events[0] ? list.events[0].id : null;
+  const poll = async () => {
+    eventsTimer = null;
+    if ((location.hash || '').split('?')[0] !== '#/events') return;
+    try {
+      if (!newest) {
+        const first = await api('GET', `/business/events?${new URLSearchParams({ limit: '50', ...(type ? { type } : {}) })}`);
+        for (const e of [...first.events].reverse()) body.prepend(eventRow(e));
+        if (first.events[0]) newest = first.events[0].id;
+      } else {
+        let more = true;
+        while (more) {
+          const fresh = await api('GET', `/business/events?${new URLSearchParams({ after: newest, limit: '200', ...(type ? { type } : {}) })}`);
+          for (const e of fresh.events) body.prepend(eventRow(e));
+          if (fresh.events.length) newest = fresh.events[fresh.events.length - 1].id;
+          more = fresh.has_more;
+        }
+      }
+      if (body.children.length) {
+        empty.hidden = true;
+        body.closest('.table-wrap').hidden = false;
+      }
+      eventsTimer = setTimeout(poll, 2000);
+    } catch (err) {
+      say('error', describe(err));
+    }
+  };
+  eventsTimer = setTimeout(poll, 2000);
+}
+
 // ---- messages and usage ----
 
 // Why a message failed, in words (the code stays in the page for support).
@@ -549,6 +663,18 @@ function instant(value) {
   const d = new Date(text);
   if (Number.isNaN(d.getTime())) throw new ApiError(400, 'invalid_request', 'Enter a date and a time.');
   return d.toISOString();
+}
+
+// A send's body from the Messages form.
+function sendBody(data) {
+  const body = {
+    to: String(data.get('to') || '').trim(), category: data.get('category'), body: String(data.get('body') || ''),
+  };
+  const sendAt = instant(data.get('send_at'));
+  const expiresAt = instant(data.get('expires_at'));
+  if (sendAt) body.send_at = sendAt;
+  if (expiresAt) body.expires_at = expiresAt;
+  return body;
 }
 
 const HISTORY_STATUSES = ['scheduled', 'accepted', 'delivered', 'failed', 'canceled'];
@@ -583,18 +709,25 @@ async function messagesPage() {
       field('Expires at (optional)', h('input', { type: 'datetime-local', name: 'expires_at' }))),
     h('p', { class: 'muted' }, 'Times are in your local time zone. Leave the send time empty to send now; up to 30 days ahead. A message not sent by its expiry is not sent at all. Consent is checked again at the send time.'),
   ], 'Send', async (data, out, f) => {
-    const body = {
-      to: String(data.get('to') || '').trim(), category: data.get('category'), body: String(data.get('body') || ''),
-    };
+    const sent = await api('POST', '/business/messages', sendBody(data));
     const sendAt = instant(data.get('send_at'));
-    const expiresAt = instant(data.get('expires_at'));
-    if (sendAt) body.send_at = sendAt;
-    if (expiresAt) body.expires_at = expiresAt;
-    const sent = await api('POST', '/business/messages', body);
     f.reset();
     const later = sendAt && new Date(sendAt) > new Date();
     await reload('ok', later ? `Scheduled for ${when(sendAt)}: message ${sent.id}.` : `Sent: message ${sent.id}.`);
   });
+  // Check: the same body, answered as the send would be now; nothing is sent.
+  const checked = h('div', { class: 'check-result', 'aria-live': 'polite' });
+  const check = act('Check', async () => {
+    checked.replaceChildren();
+    try {
+      await api('POST', '/business/messages/check', sendBody(new FormData(send)));
+      checked.replaceChildren(notice('ok', 'This message would be sent now. Nothing was sent.'));
+    } catch (err) {
+      checked.replaceChildren(notice('error', `It would not be sent: ${describe(err)}`));
+    }
+  });
+  send.querySelector('button[type=submit]').after(check);
+  send.querySelector('.form-result').before(checked);
   // Soonest first.
   const soonest = [...scheduled.messages].sort((a, b) => String(a.send_at).localeCompare(String(b.send_at)));
   const waiting = soonest.map((m) => h('tr', { dataset: { scheduled: m.id } },
@@ -967,6 +1100,7 @@ const PAGES = {
   '#/apps': appsPage,
   '#/webhooks': webhooksPage,
   '#/deliveries': deliveriesPage,
+  '#/events': eventsPage,
   '#/messages': messagesPage,
   '#/broadcasts': broadcastsPage,
   '#/audience': audiencePage,
@@ -974,11 +1108,12 @@ const PAGES = {
   '#/approve': approvePage,
 };
 
-const NEEDS_BUSINESS = new Set(['#/team', '#/apps', '#/webhooks', '#/deliveries', '#/messages', '#/broadcasts', '#/audience', '#/usage']);
+const NEEDS_BUSINESS = new Set(['#/team', '#/apps', '#/webhooks', '#/deliveries', '#/events', '#/messages', '#/broadcasts', '#/audience', '#/usage']);
 
 async function route() {
   stopQr();
   stopBroadcastPolling();
+  stopEventsPolling();
   const path = (location.hash || '#/').split('?')[0];
   if (!session.get()) {
     me = null;

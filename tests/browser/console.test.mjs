@@ -317,6 +317,36 @@ try {
     await shot(page, '07-deliveries');
   });
 
+  await step('rotate a webhook secret: made in the browser, shown once, both secrets sign during the grace', async () => {
+    const { createHmac } = await import('node:crypto');
+    await page.goto(`${BASE}/console/#/webhooks`);
+    await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+    const url = `http://127.0.0.1:${hookPort}/hooks`;
+    const row = page.locator(`tr[data-webhook="${url}"]`);
+    await row.getByRole('button', { name: 'Rotate secret' }).click();
+    await row.getByLabel('Keep signing with the old secret too').selectOption('3600');
+    await row.getByRole('button', { name: 'Rotate the secret' }).click();
+    const shown = page.locator('[data-secret^="New signing secret"] code');
+    await shown.waitFor();
+    const secret = (await shown.textContent()).trim();
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    await page.getByText('The secret was rotated.').waitFor();
+    await page.locator(`tr[data-webhook="${url}"]`).getByText('old secret signs too until').waitFor();
+    await shot(page, '18-webhook-secret-rotated');
+    const before = received.length;
+    await page.locator(`tr[data-webhook="${url}"]`).getByRole('button', { name: 'Send a test' }).click();
+    const delivery = await until('the test delivery after the rotation', () => received[before]);
+    const header = delivery.headers['x-service-signature'];
+    const t = header.split(',').find((p) => p.startsWith('t=')).slice(2);
+    const v1s = header.split(',').filter((p) => p.startsWith('v1=')).map((p) => p.slice(3));
+    assert.equal(v1s.length, 2, header);
+    assert.equal(v1s[0], createHmac('sha256', secret).update(`${t}.${delivery.body}`).digest('hex'));
+    // The secret is not shown again.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+    assert.equal(await page.locator('[data-secret]').count(), 0);
+  });
+
   // The follower signs in once (a second code within the cooldown is not sent).
   let followerToken = null;
 
@@ -345,6 +375,24 @@ try {
       return (await page.locator('tr[data-message] .badge.ok').count()) > 0;
     });
     await shot(page, '08-messages');
+  });
+
+  await step('check a message before sending it: the answer shows, and nothing is sent', async () => {
+    await page.goto(`${BASE}/console/#/messages`);
+    await page.getByRole('heading', { name: 'Messages' }).waitFor();
+    const sent = await page.locator('tr[data-message]').count();
+    await page.getByLabel('To (phone number of a follower)').fill(STRANGER);
+    await page.getByLabel('Message', { exact: true }).fill('Your table is ready');
+    await page.getByRole('button', { name: 'Check' }).click();
+    await page.getByText('It would not be sent').waitFor();
+    await page.getByText('does not follow your business').waitFor();
+    await page.getByLabel('To (phone number of a follower)').fill(FOLLOWER);
+    await page.getByRole('button', { name: 'Check' }).click();
+    await page.getByText('This message would be sent now. Nothing was sent.').waitFor();
+    await shot(page, '19-messages-check');
+    await page.reload();
+    await page.getByRole('heading', { name: 'History' }).waitFor();
+    assert.equal(await page.locator('tr[data-message]').count(), sent, 'a check sent nothing');
   });
 
   await step('schedule a message, see it waiting, cancel it; a bad expiry is explained', async () => {
@@ -416,6 +464,26 @@ try {
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.getByText('not a valid phone number').waitFor();
     await shot(page, '13-audience');
+  });
+
+  await step('events: the list, a type filter, and a new event appearing while the page is open', async () => {
+    await page.goto(`${BASE}/console/#/events`);
+    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    await page.locator('tr[data-event="follow.created"]').first().waitFor();
+    const updates = page.locator('tr[data-event="follow.updated"]');
+    const before = await updates.count();
+    // The follower withdraws marketing consent: the event appears without a reload, on top.
+    const consent = await apiCall('PATCH', `/businesses/${businessId}/follow`, { marketing_opt_in: false }, followerToken);
+    assert.equal(consent.status, 200, JSON.stringify(consent.body));
+    await until('the new event on the page', async () => (await updates.count()) === before + 1);
+    assert.match(await page.locator('tbody tr').first().innerText(), /follow\.updated[\s\S]*· active\s/);
+    await shot(page, '20-events');
+    await page.getByLabel('Show events').selectOption('follow.created');
+    await page.locator('tr[data-event="follow.updated"]').waitFor({ state: 'detached' });
+    await page.locator('tr[data-event="follow.created"]').first().waitFor();
+    // Consent given again, as the later steps expect.
+    const back = await apiCall('PATCH', `/businesses/${businessId}/follow`, { marketing_opt_in: true }, followerToken);
+    assert.equal(back.status, 200, JSON.stringify(back.body));
   });
 
   await step('usage: totals and charts drawn in the page', async () => {

@@ -1,9 +1,11 @@
 //! Rotating MASTER_KEY and JWT_SECRET on a running fleet: cores started with the new keys and
 //! the old ones as *_PREVIOUS keep signed-in sessions and keep delivering webhooks signed with
-//! the endpoints' unchanged secrets; `admin rekey` re-seals the secrets, after which the old
+//! the endpoints' unchanged secrets; `admin rekey` re-seals the secrets (a rotation's previous
+//! secret too), after which the old
 //! master key can be dropped. (One-time codes are keyed by MASTER_KEY too: a code requested
 //! before the rotation no longer verifies on a core with the new key; ask for a new one.)
 
+use base64::Engine as _;
 use proto::v1 as pb;
 use reqwest::Method;
 use serde_json::json;
@@ -25,6 +27,19 @@ e2e!(
         let created = register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
         let secret = created["secret"].as_str().unwrap().to_string();
         let hook = created["id"].as_str().unwrap().to_string();
+        // The endpoint's own secret is mid-rotation too: both secrets sign for a day, and the
+        // previous one is sealed with the master key as well.
+        let rotated_secret = format!(
+            "whsec_{}",
+            base64::engine::general_purpose::STANDARD.encode([42u8; 32])
+        );
+        app.post(
+            &format!("/business/webhooks/{hook}/rotate-secret"),
+            Some(&biz.owner_token),
+            json!({ "secret": rotated_secret }),
+        )
+        .await
+        .assert_ok(200);
         app.stop_workers();
 
         // The fleet moves to the new keys, keeping the old ones as *_PREVIOUS.
@@ -135,6 +150,9 @@ e2e!(
         .await
         .assert_ok(200);
         let received = receiver.wait_for(2).await;
+        // Both secrets still sign: `admin rekey` re-sealed the previous one too.
+        assert_eq!(crate::fixtures::v1_values(&received[1]).len(), 2);
         crate::fixtures::verify_signature(&secret, &received[1]);
+        crate::fixtures::verify_signature(&rotated_secret, &received[1]);
     }
 );

@@ -116,3 +116,56 @@ e2e!(
         assert!(ran >= 1);
     }
 );
+
+e2e!(
+    the_recipes_accept_a_delivery_signed_during_a_rotation_with_either_secret,
+    |app| async move {
+        let rx = Receiver::start().await;
+        let biz = live_business(&app, "+14155550100", ALL_SCOPES).await;
+        let hook = register_webhook(&app, &biz, &rx.url(), &["message.sent"]).await;
+        let old = hook["secret"].as_str().unwrap().to_string();
+        let id = hook["id"].as_str().unwrap();
+        let new = format!(
+            "whsec_{}",
+            base64::Engine::encode(&base64::engine::general_purpose::STANDARD, [7u8; 32])
+        );
+        app.post(
+            &format!("/business/webhooks/{id}/rotate-secret"),
+            Some(&biz.owner_token),
+            json!({ "secret": new, "grace_seconds": 3600 }),
+        )
+        .await
+        .assert_ok(200);
+        app.post(
+            &format!("/business/webhooks/{id}/test"),
+            Some(&biz.owner_token),
+            json!({}),
+        )
+        .await
+        .assert_ok(200);
+        let got = rx.wait_for(1).await;
+        let header = got[0].header("x-service-signature");
+        assert_eq!(header.matches("v1=").count(), 2, "{header}");
+        let body = got[0].body.to_vec();
+        let mut ran = 0;
+        for (program, recipe) in [("python3", "verify.py"), ("node", "verify.mjs")] {
+            let Some(valid) = run(program, recipe, &new, &header, &body) else {
+                assert_ne!(program, "python3", "python3 is required");
+                continue;
+            };
+            assert!(valid, "{recipe} refused the new secret's signature");
+            assert_eq!(
+                run(program, recipe, &old, &header, &body),
+                Some(true),
+                "{recipe}: old"
+            );
+            assert_eq!(
+                run(program, recipe, "whsec_other", &header, &body),
+                Some(false),
+                "{recipe}: another secret"
+            );
+            ran += 1;
+        }
+        assert!(ran >= 1);
+    }
+);

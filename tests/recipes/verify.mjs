@@ -1,15 +1,15 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 // True when `X-Service-Signature` signs these exact bytes (a Buffer) with this endpoint's secret.
+// During a secret rotation the header carries two `v1` values (new and old secret): any match.
 export function verify(secret, signatureHeader, rawBody, toleranceSecs = 300) {
-  const parts = Object.fromEntries(
-    signatureHeader.split(",").map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]),
-  );
-  const { t, v1 } = parts;
-  if (!/^[0-9]+$/.test(t ?? "") || !/^[0-9a-f]{64}$/.test(v1 ?? "")) return false;
+  const pairs = signatureHeader.split(",").map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]);
+  const t = pairs.find(([name]) => name === "t")?.[1];
+  const v1s = pairs.filter(([name, value]) => name === "v1" && /^[0-9a-f]{64}$/.test(value));
+  if (!/^[0-9]+$/.test(t ?? "")) return false;
   if (Math.abs(Date.now() / 1000 - Number(t)) > toleranceSecs) return false;
   const expected = createHmac("sha256", secret).update(`${t}.`).update(rawBody).digest();
-  return timingSafeEqual(expected, Buffer.from(v1, "hex"));
+  return v1s.some(([, v1]) => timingSafeEqual(expected, Buffer.from(v1, "hex")));
 }
 
 // Command line (used by the tests): node verify.mjs SECRET SIGNATURE_HEADER < raw_body

@@ -141,7 +141,7 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
             webhooks: detail
                 .webhooks
                 .into_iter()
-                .map(|w| webhook_pb(w, None))
+                .map(|w| webhook_pb(w, None, self.core.clock.now()))
                 .collect(),
         }))
     }
@@ -188,7 +188,11 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
         request: Request<pb::PauseWebhookRequest>,
     ) -> Result<Response<pb::Webhook>, Status> {
         let endpoint = crate::webhooks::endpoints::pause(&self.core, &request.get_ref().id).await?;
-        Ok(Response::new(webhook_pb(endpoint, None)))
+        Ok(Response::new(webhook_pb(
+            endpoint,
+            None,
+            self.core.clock.now(),
+        )))
     }
 
     async fn rekey(

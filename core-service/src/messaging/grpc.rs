@@ -38,6 +38,10 @@ fn sent(id: uuid::Uuid) -> Response<pb::SendResult> {
     })
 }
 
+fn would_send() -> Response<pb::CheckResult> {
+    Response::new(pb::CheckResult { would_send: true })
+}
+
 fn record_pb(m: messages::Model) -> pb::MessageRecord {
     pb::MessageRecord {
         id: m.id.to_string(),
@@ -106,6 +110,55 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         )
         .await?;
         Ok(sent(id))
+    }
+
+    async fn check_console_message(
+        &self,
+        request: Request<pb::SendMessageRequest>,
+    ) -> Result<Response<pb::CheckResult>, Status> {
+        let auth = authorization(&request).map(str::to_string);
+        service::check_console(&self.core, auth.as_deref(), fields(request.into_inner())).await?;
+        Ok(would_send())
+    }
+
+    async fn check_app_message(
+        &self,
+        request: Request<pb::SendAppMessageRequest>,
+    ) -> Result<Response<pb::CheckResult>, Status> {
+        let auth = authorization(&request).map(str::to_string);
+        let body = request.into_inner();
+        let message = fields(body.message.unwrap_or_default());
+        service::check_app(
+            &self.core,
+            auth.as_deref(),
+            &body.business_account_id,
+            message,
+        )
+        .await?;
+        Ok(would_send())
+    }
+
+    async fn check_service_message(
+        &self,
+        request: Request<pb::SendServiceMessageRequest>,
+    ) -> Result<Response<pb::CheckResult>, Status> {
+        let body = request.get_ref();
+        service::check_service(
+            &self.core,
+            authorization(&request),
+            service::ServiceSend {
+                business_phone: &body.business_phone_number,
+                to: body.to.as_deref(),
+                body: body.body.as_deref(),
+                idempotency_key: None,
+            },
+            service::RawTiming {
+                send_at: body.send_at.clone(),
+                expires_at: body.expires_at.clone(),
+            },
+        )
+        .await?;
+        Ok(would_send())
     }
 
     async fn list_messages(

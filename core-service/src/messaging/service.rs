@@ -46,6 +46,32 @@ impl Source {
     }
 }
 
+/// What a call to a send path asks for: the send itself, or only its answer (a send check:
+/// every rule, nothing stored, no limit spent, the Idempotency-Key ignored).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Intent {
+    Send,
+    Check,
+}
+
+/// What a send path answered: the accepted message's id, or for a check that the send would
+/// be accepted now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    Accepted(Uuid),
+    WouldSend,
+}
+
+impl Answer {
+    /// The accepted message's id (`Intent::Send` never answers `WouldSend`).
+    fn id(self) -> AppResult<Uuid> {
+        match self {
+            Answer::Accepted(id) => Ok(id),
+            Answer::WouldSend => Err(AppError::internal("a send was answered as a check")),
+        }
+    }
+}
+
 /// The fields of a category send, as received.
 #[derive(Debug, Clone, Default)]
 pub struct SendFields {
@@ -152,6 +178,31 @@ pub async fn send_console(
     authorization: Option<&str>,
     fields: SendFields,
 ) -> AppResult<Uuid> {
+    console_send(core, authorization, fields, Intent::Send)
+        .await?
+        .id()
+}
+
+/// What the console send of `fields` would answer now, without its Idempotency-Key.
+pub async fn check_console(
+    core: &Core,
+    authorization: Option<&str>,
+    fields: SendFields,
+) -> AppResult<()> {
+    let fields = SendFields {
+        idempotency_key: None,
+        ..fields
+    };
+    console_send(core, authorization, fields, Intent::Check).await?;
+    Ok(())
+}
+
+async fn console_send(
+    core: &Core,
+    authorization: Option<&str>,
+    fields: SendFields,
+    intent: Intent,
+) -> AppResult<Answer> {
     let console = console(core, authorization).await?;
     let outgoing = fields.parse()?;
     let timing = fields.timing.check(core.clock.now())?;
@@ -170,7 +221,15 @@ pub async fn send_console(
         app_id: None,
         user_id: Some(console.user.id),
     };
-    accept(core, sender, recipient, outgoing, (fields.timing, timing)).await
+    accept(
+        core,
+        sender,
+        recipient,
+        outgoing,
+        (fields.timing, timing),
+        intent,
+    )
+    .await
 }
 
 pub(crate) fn require_scope(scopes: &Scopes, scope: Scope) -> AppResult<()> {
@@ -222,6 +281,46 @@ pub async fn send_app(
     business_account_id: &str,
     fields: SendFields,
 ) -> AppResult<Uuid> {
+    app_send(
+        core,
+        authorization,
+        business_account_id,
+        fields,
+        Intent::Send,
+    )
+    .await?
+    .id()
+}
+
+/// What the app-token send of `fields` would answer now, without its Idempotency-Key.
+pub async fn check_app(
+    core: &Core,
+    authorization: Option<&str>,
+    business_account_id: &str,
+    fields: SendFields,
+) -> AppResult<()> {
+    let fields = SendFields {
+        idempotency_key: None,
+        ..fields
+    };
+    app_send(
+        core,
+        authorization,
+        business_account_id,
+        fields,
+        Intent::Check,
+    )
+    .await?;
+    Ok(())
+}
+
+async fn app_send(
+    core: &Core,
+    authorization: Option<&str>,
+    business_account_id: &str,
+    fields: SendFields,
+    intent: Intent,
+) -> AppResult<Answer> {
     // The request's shape is checked after the credential, but parsed first so that the one
     // read can include the recipient.
     let parsed = fields.parse();
@@ -253,6 +352,7 @@ pub async fn send_app(
         context.recipient,
         outgoing,
         (fields.timing, timing),
+        intent,
     )
     .await
 }
@@ -267,6 +367,53 @@ pub async fn send_service(
     idempotency_key: Option<&str>,
     raw_timing: RawTiming,
 ) -> AppResult<Uuid> {
+    let service = ServiceSend {
+        business_phone,
+        to,
+        body,
+        idempotency_key,
+    };
+    service_send(core, authorization, service, raw_timing, Intent::Send)
+        .await?
+        .id()
+}
+
+/// A service send's fields, as received.
+pub struct ServiceSend<'a> {
+    pub business_phone: &'a str,
+    pub to: Option<&'a str>,
+    pub body: Option<&'a str>,
+    pub idempotency_key: Option<&'a str>,
+}
+
+/// What the service send would answer now, without its Idempotency-Key.
+pub async fn check_service(
+    core: &Core,
+    authorization: Option<&str>,
+    service: ServiceSend<'_>,
+    raw_timing: RawTiming,
+) -> AppResult<()> {
+    let service = ServiceSend {
+        idempotency_key: None,
+        ..service
+    };
+    service_send(core, authorization, service, raw_timing, Intent::Check).await?;
+    Ok(())
+}
+
+async fn service_send(
+    core: &Core,
+    authorization: Option<&str>,
+    service: ServiceSend<'_>,
+    raw_timing: RawTiming,
+    intent: Intent,
+) -> AppResult<Answer> {
+    let ServiceSend {
+        business_phone,
+        to,
+        body,
+        idempotency_key,
+    } = service;
     let parsed = content::parse_service_send(to, body, idempotency_key);
     let to = parsed.as_ref().ok().map(|o| o.to.as_str().to_string());
     let (context, scopes) = app_context(core, authorization, to.as_deref()).await?;
@@ -295,6 +442,7 @@ pub async fn send_service(
         context.recipient,
         outgoing,
         (raw_timing, timing),
+        intent,
     )
     .await
 }
@@ -376,14 +524,16 @@ async fn earlier_answer(
 }
 
 /// The checks from "recipient exists" on, and the acceptance itself: the message and its outbox
-/// row are committed (with the key's claim, in a shared transaction) before this returns.
+/// row are committed (with the key's claim, in a shared transaction) before this returns. A
+/// check stops before the first write, reading what the writes would have checked.
 async fn accept(
     core: &Core,
     sender: Sender,
     recipient: store::RecipientState,
     outgoing: Outgoing,
     (raw_timing, timing): (RawTiming, Timing),
-) -> AppResult<Uuid> {
+    intent: Intent,
+) -> AppResult<Answer> {
     let recipient_id = recipient.user_id.ok_or_else(|| {
         AppError::new(
             ErrorCode::RecipientNotFound,
@@ -403,7 +553,9 @@ async fn accept(
         });
 
     if let Err(refusal) = check_consent(&recipient, outgoing.category) {
-        return earlier_answer(core, sender.business_id, key.as_ref(), refusal).await;
+        return earlier_answer(core, sender.business_id, key.as_ref(), refusal)
+            .await
+            .map(Answer::Accepted);
     }
 
     let budget_key = format!("send:business:{}", sender.business_id);
@@ -411,12 +563,28 @@ async fn accept(
         core.limits.business_sends_per_second.max(1),
         Duration::from_secs(1),
     );
+    if intent == Intent::Check {
+        core.send_budget
+            .peek(&budget_key, rate, ErrorCode::BusinessSendRateLimited)
+            .await?;
+        if outgoing.category == Category::Service {
+            let at = timing.send_at.map_or(now, |at| at.max(now));
+            if let Some(wait) =
+                store::service_wait(&core.db, sender.business_id, recipient_id, at, now_ms).await?
+            {
+                return Err(service_limited(wait));
+            }
+        }
+        return Ok(Answer::WouldSend);
+    }
     if let Err(refusal) = core
         .send_budget
         .take(&budget_key, rate, ErrorCode::BusinessSendRateLimited)
         .await
     {
-        return earlier_answer(core, sender.business_id, key.as_ref(), refusal).await;
+        return earlier_answer(core, sender.business_id, key.as_ref(), refusal)
+            .await
+            .map(Answer::Accepted);
     }
 
     let id = Uuid::now_v7();
@@ -467,24 +635,28 @@ async fn accept(
                 "category" => category_label,
             )
             .increment(1);
-            return Ok(id);
+            return Ok(Answer::Accepted(id));
         }
-        Ok(Written::Replay(original)) => Ok(original),
+        Ok(Written::Replay(original)) => Ok(Answer::Accepted(original)),
         Ok(Written::Conflict) => Err(conflict()),
         Ok(Written::InProgress) => Err(in_progress()),
         Ok(Written::Limited(wait)) => Err({
             crate::limits::count_refusal("service_recipient");
-            AppError::retry_after(
-                ErrorCode::BusinessSendRateLimited,
-                wait,
-                "one service message per recipient per minute of send time",
-            )
+            service_limited(wait)
         }),
         Err(err) => Err(err),
     };
     // Nothing was sent: the unit goes back.
     core.send_budget.refund(&budget_key).await;
     answer
+}
+
+fn service_limited(wait: Duration) -> AppError {
+    AppError::retry_after(
+        ErrorCode::BusinessSendRateLimited,
+        wait,
+        "one service message per recipient per minute of send time",
+    )
 }
 
 fn check_consent(recipient: &store::RecipientState, category: Category) -> AppResult<()> {

@@ -334,13 +334,12 @@ pub async fn write_sends(
             .filter(|other| near(**other, at))
             .max()
             .copied();
-        let stored = latest_service_time_near(txn, message, at).await?;
+        let stored =
+            latest_service_time_near(txn, message.business_id, message.recipient_user_id, at)
+                .await?;
         match Ord::max(in_batch, stored) {
             Some(other) => {
-                let free_at_ms = other.timestamp_millis() + SERVICE_SPACING_MS;
-                let wait =
-                    std::time::Duration::from_millis(Ord::max(free_at_ms - now_ms, 1000) as u64);
-                written[i] = Written::Limited(wait);
+                written[i] = Written::Limited(service_wait_after(other, now_ms));
                 if let Some(claim) = &send.key {
                     idempotency_keys::Entity::delete_many()
                         .filter(idempotency_keys::Column::BusinessId.eq(message.business_id))
@@ -423,9 +422,31 @@ fn near(a: DateTime<Utc>, b: DateTime<Utc>) -> bool {
 
 /// The latest effective time among the stored service messages of `message`'s business to its
 /// recipient, not canceled, less than [`SERVICE_SPACING`] from `at`. One index range read.
+/// The wait a service message refused for `other` (a message less than a minute away) is told:
+/// until `other`'s time plus the spacing, at least a second.
+fn service_wait_after(other: DateTime<Utc>, now_ms: i64) -> std::time::Duration {
+    let free_at_ms = other.timestamp_millis() + SERVICE_SPACING_MS;
+    std::time::Duration::from_millis(Ord::max(free_at_ms - now_ms, 1000) as u64)
+}
+
+/// The service limit as a send check reads it (no lock, nothing written): the wait a service
+/// message to `recipient` at effective time `at` would be refused with, if any.
+pub async fn service_wait(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    recipient: Uuid,
+    at: DateTime<Utc>,
+    now_ms: i64,
+) -> AppResult<Option<std::time::Duration>> {
+    Ok(latest_service_time_near(db, business_id, recipient, at)
+        .await?
+        .map(|other| service_wait_after(other, now_ms)))
+}
+
 async fn latest_service_time_near(
-    txn: &DatabaseTransaction,
-    message: &messages::Model,
+    txn: &impl ConnectionTrait,
+    business_id: Uuid,
+    recipient: Uuid,
     at: DateTime<Utc>,
 ) -> AppResult<Option<DateTime<Utc>>> {
     let spacing = chrono::TimeDelta::milliseconds(SERVICE_SPACING_MS);
@@ -433,8 +454,8 @@ async fn latest_service_time_near(
     let times: Vec<DateTime<Utc>> = messages::Entity::find()
         .select_only()
         .column_as(effective(), "effective_at")
-        .filter(messages::Column::BusinessId.eq(message.business_id))
-        .filter(messages::Column::RecipientUserId.eq(message.recipient_user_id))
+        .filter(messages::Column::BusinessId.eq(business_id))
+        .filter(messages::Column::RecipientUserId.eq(recipient))
         // A literal, so the partial index's condition is seen to hold.
         .filter(Expr::cust("category = 'service'"))
         .filter(effective().gt(at - spacing))

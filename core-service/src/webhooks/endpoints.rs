@@ -159,6 +159,10 @@ pub async fn create(
         events: Set(events.join(",")),
         active: Set(true),
         secret_ciphertext: Set(secret::encrypt(&core.keys.webhook_key, id, &plain)?),
+        secret_standard: Set(true),
+        previous_secret_ciphertext: Set(None),
+        previous_secret_standard: Set(false),
+        previous_secret_expires_at_ms: Set(0),
         slow_until_ms: Set(0),
         created_at: Set(now),
         updated_at: Set(now),
@@ -253,6 +257,75 @@ async fn save(
         core.webhook_wakeup.wake().await;
     }
     Ok(saved)
+}
+
+/// The longest grace of a rotation, and the default.
+pub const MAX_GRACE: Duration = Duration::from_secs(86_400);
+
+/// Replaces the endpoint's signing secret with `new_secret`, which the caller generated (so no
+/// answer ever carries a secret). The secret it replaces signs beside it for `grace_seconds`
+/// (default [`MAX_GRACE`]); a rotation during another's grace ends that grace at once, so at
+/// most two secrets sign. A paused endpoint too.
+///
+/// Errors: as [`delete`], `invalid_request` (the secret's form, a grace outside 0-86,400).
+pub async fn rotate_secret(
+    core: &Core,
+    authorization: Option<&str>,
+    id: &str,
+    new_secret: &str,
+    grace_seconds: Option<i64>,
+) -> AppResult<Endpoint> {
+    let console = manager(core, authorization).await?;
+    let id = webhook_id(id)?;
+    let new_secret = secret::parse_caller_secret(new_secret)?;
+    let grace = grace_seconds.unwrap_or(MAX_GRACE.as_secs() as i64);
+    if !(0..=MAX_GRACE.as_secs() as i64).contains(&grace) {
+        return Err(AppError::new(
+            ErrorCode::InvalidRequest,
+            "grace_seconds: 0 to 86400",
+        ));
+    }
+    let sealed = secret::encrypt(&core.keys.webhook_key, id, &new_secret)?;
+    // A concurrent rotation (or rekey) moves the row under us: read it again and retry.
+    for _ in 0..5 {
+        let webhook = store::find(&core.db, console.business.id, id)
+            .await?
+            .ok_or_else(not_found)?;
+        let now = core.clock.now();
+        let expires_at_ms = now.timestamp_millis() + grace * 1000;
+        let previous = (grace > 0).then(|| webhook.secret_ciphertext.clone());
+        if let Some(rotated) = store::rotate_secret(
+            &core.db,
+            &webhook,
+            store::Rotation {
+                secret_ciphertext: sealed.clone(),
+                previous_secret_ciphertext: previous,
+                previous_secret_standard: grace > 0 && webhook.secret_standard,
+                previous_secret_expires_at_ms: if grace > 0 { expires_at_ms } else { 0 },
+                at: now,
+            },
+        )
+        .await?
+        {
+            tracing::info!(webhook = %id, grace_seconds = grace, "webhook secret rotated");
+            return Ok(endpoint(rotated));
+        }
+    }
+    Err(AppError::new(
+        ErrorCode::ServiceUnavailable,
+        "the endpoint kept changing during the rotation; try again",
+    ))
+}
+
+/// Until when the secret a rotation replaced still signs, when it does at `now`.
+pub fn previous_secret_expires_at(
+    webhook: &webhooks::Model,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Option<chrono::DateTime<chrono::Utc>> {
+    (webhook.previous_secret_ciphertext.is_some()
+        && webhook.previous_secret_expires_at_ms > now.timestamp_millis())
+    .then(|| chrono::DateTime::from_timestamp_millis(webhook.previous_secret_expires_at_ms))
+    .flatten()
 }
 
 /// Deletes an endpoint. Errors: as [`list`], `insufficient_role`, `webhook_not_found`.

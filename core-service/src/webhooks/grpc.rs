@@ -8,9 +8,9 @@ use proto::v1 as pb;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
-use super::deliveries;
 use super::endpoints::{self, Endpoint, EndpointPatch};
 use super::jobs;
+use super::{deliveries, events};
 use crate::caller::authorization;
 use crate::clock::rfc3339;
 use crate::entities::{webhook_attempts, webhook_deliveries};
@@ -20,8 +20,14 @@ pub struct WebhookGrpc {
     pub core: Arc<Core>,
 }
 
-pub fn webhook_pb(e: Endpoint, secret: Option<String>) -> pb::Webhook {
+pub fn webhook_pb(
+    e: Endpoint,
+    secret: Option<String>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> pb::Webhook {
     pb::Webhook {
+        previous_secret_expires_at: endpoints::previous_secret_expires_at(&e.webhook, now)
+            .map(rfc3339),
         id: e.webhook.id.to_string(),
         url: e.webhook.url,
         events: e.events,
@@ -74,7 +80,10 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
     ) -> Result<Response<pb::WebhookList>, Status> {
         let list = endpoints::list(&self.core, authorization(&request)).await?;
         Ok(Response::new(pb::WebhookList {
-            webhooks: list.into_iter().map(|e| webhook_pb(e, None)).collect(),
+            webhooks: list
+                .into_iter()
+                .map(|e| webhook_pb(e, None, self.core.clock.now()))
+                .collect(),
         }))
     }
 
@@ -85,7 +94,11 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
         let body = request.get_ref();
         let (endpoint, secret) =
             endpoints::create(&self.core, authorization(&request), &body.url, &body.events).await?;
-        Ok(Response::new(webhook_pb(endpoint, Some(secret))))
+        Ok(Response::new(webhook_pb(
+            endpoint,
+            Some(secret),
+            self.core.clock.now(),
+        )))
     }
 
     async fn update_webhook(
@@ -100,7 +113,57 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
             active: body.active,
         };
         let endpoint = endpoints::update(&self.core, auth.as_deref(), &body.id, patch).await?;
-        Ok(Response::new(webhook_pb(endpoint, None)))
+        Ok(Response::new(webhook_pb(
+            endpoint,
+            None,
+            self.core.clock.now(),
+        )))
+    }
+
+    async fn rotate_secret(
+        &self,
+        request: Request<pb::RotateSecretRequest>,
+    ) -> Result<Response<pb::Webhook>, Status> {
+        let body = request.get_ref();
+        let endpoint = endpoints::rotate_secret(
+            &self.core,
+            authorization(&request),
+            &body.id,
+            &body.secret,
+            body.grace_seconds,
+        )
+        .await?;
+        Ok(Response::new(webhook_pb(
+            endpoint,
+            None,
+            self.core.clock.now(),
+        )))
+    }
+
+    async fn list_events(
+        &self,
+        request: Request<pb::ListEventsRequest>,
+    ) -> Result<Response<pb::EventList>, Status> {
+        let body = request.get_ref();
+        let query = events::EventQuery {
+            limit: body.limit,
+            starting_after: body.starting_after.clone(),
+            after: body.after.clone(),
+            event_type: body.r#type.clone(),
+        };
+        let (list, has_more) = events::list(&self.core, authorization(&request), query).await?;
+        Ok(Response::new(pb::EventList {
+            events: list
+                .into_iter()
+                .map(|e| pb::Event {
+                    id: e.id.to_string(),
+                    r#type: e.event_type,
+                    created_at: rfc3339(e.created_at),
+                    data_json: e.data,
+                })
+                .collect(),
+            has_more,
+        }))
     }
 
     async fn delete_webhook(

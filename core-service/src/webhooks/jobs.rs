@@ -70,19 +70,19 @@ pub async fn lease(core: &Core, limit: u64) -> AppResult<Vec<pb::Job>> {
         .into_iter()
         .map(|w| (w.id, w))
         .collect();
-    let mut secrets: HashMap<Uuid, String> = HashMap::new();
+    let mut signers: HashMap<Uuid, secret::Signer> = HashMap::new();
     let mut jobs = Vec::with_capacity(leased.len());
     for delivery in leased {
         let signed = match endpoints.get(&delivery.webhook_id) {
             Some(webhook) => {
-                let secret = match secrets.get(&webhook.id) {
-                    Some(secret) => Ok(secret.clone()),
-                    None => secret::open(&core.keys, webhook.id, &webhook.secret_ciphertext)
+                let signer = match signers.get(&webhook.id) {
+                    Some(signer) => Ok(signer.clone()),
+                    None => secret::Signer::of(&core.keys, webhook, now.timestamp_millis())
                         .inspect(|s| {
-                            secrets.insert(webhook.id, s.clone());
+                            signers.insert(webhook.id, s.clone());
                         }),
                 };
-                secret.and_then(|secret| sign(core, &delivery, webhook, &secret, &token))
+                signer.and_then(|signer| sign(core, &delivery, webhook, &signer, &token))
             }
             None => Err(AppError::internal("delivery without endpoint")),
         };
@@ -124,7 +124,7 @@ fn sign(
     core: &Core,
     delivery: &store::Leased,
     webhook: &webhooks::Model,
-    secret: &str,
+    signer: &secret::Signer,
     token: &str,
 ) -> AppResult<pb::Job> {
     let body = payload(
@@ -140,20 +140,21 @@ fn sign(
         name: name.to_string(),
         value,
     };
+    let delivery_id = delivery.id.to_string();
+    let mut headers = vec![
+        header("X-Service-Event", delivery.event_type.clone()),
+        header("X-Service-Delivery", delivery_id.clone()),
+    ];
+    for (name, value) in signer.headers(&delivery_id, t, &body) {
+        headers.push(header(name, value));
+    }
+    headers.push(header("Content-Type", "application/json".to_string()));
+    headers.push(header("User-Agent", USER_AGENT.to_string()));
     Ok(pb::Job {
-        delivery_id: delivery.id.to_string(),
+        delivery_id,
         lease_token: token.to_string(),
         url: webhook.url.clone(),
-        headers: vec![
-            header("X-Service-Event", delivery.event_type.clone()),
-            header("X-Service-Delivery", delivery.id.to_string()),
-            header(
-                "X-Service-Signature",
-                secret::signature_header(secret, t, &body),
-            ),
-            header("Content-Type", "application/json".to_string()),
-            header("User-Agent", USER_AGENT.to_string()),
-        ],
+        headers,
         body,
         timeout_ms: core.webhooks.timeout.as_millis() as u32,
         allow_private_targets: core.webhooks.allow_insecure,

@@ -3,6 +3,7 @@
 
 pub mod deliveries;
 pub mod endpoints;
+pub mod events;
 pub mod flow;
 pub mod grpc;
 pub mod jobs;

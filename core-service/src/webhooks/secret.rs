@@ -1,5 +1,9 @@
-//! Webhook secrets: generated here, shown once, stored encrypted (AES-256-GCM with a key
-//! derived from MASTER_KEY), and used as HMAC-SHA256 keys (the UTF-8 bytes of the secret).
+//! Webhook secrets: generated here or by the caller of a rotation, shown once, stored encrypted
+//! (AES-256-GCM with a key derived from MASTER_KEY), and used as HMAC-SHA256 keys: the UTF-8
+//! bytes of the whole secret for `X-Service-Signature`, and for a secret of the Standard
+//! Webhooks form (`whsec_` + standard base64 of the key) the decoded key for
+//! `webhook-signature`. The form is recorded per secret, never guessed from the string: the
+//! secrets made before it looked alike (`whsec_` + 43 URL-safe characters).
 //!
 //! Stored form: `v2:<key id>:<base64(nonce || ciphertext || tag)>`. The key id is the first 8
 //! hex digits of SHA-256 of the key, so a row names the key that sealed it (key rotation can
@@ -18,14 +22,50 @@ use crate::error::{AppError, AppResult};
 
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
-/// A new secret: `whsec_` + 256 random bits.
+/// A new secret in the Standard Webhooks form: `whsec_` + the standard base64 (with padding)
+/// of 32 random bytes.
 pub fn generate() -> String {
+    let mut bytes = [0u8; 32];
+    rand::fill(&mut bytes);
+    format!("whsec_{}", B64.encode(bytes))
+}
+
+/// A secret of the form before the Standard Webhooks one (`whsec_` + URL-safe base64 without
+/// padding): what endpoints made before it hold. Kept to test legacy endpoints.
+pub fn generate_legacy() -> String {
     let mut bytes = [0u8; 32];
     rand::fill(&mut bytes);
     format!(
         "whsec_{}",
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
     )
+}
+
+/// The shortest and longest keys a caller may rotate to, in bytes.
+pub const CALLER_KEY_BYTES: std::ops::RangeInclusive<usize> = 24..=64;
+
+/// A secret a caller generated for a rotation: `whsec_` + the standard base64 (with padding)
+/// of 24 to 64 bytes.
+///
+/// Errors: `invalid_request`.
+pub fn parse_caller_secret(input: &str) -> AppResult<String> {
+    let err = || {
+        AppError::new(
+            proto::ErrorCode::InvalidRequest,
+            "secret: whsec_ followed by the standard base64 (with padding) of 24 to 64 random \
+             bytes",
+        )
+    };
+    let key = standard_key(input).ok_or_else(err)?;
+    if !CALLER_KEY_BYTES.contains(&key.len()) {
+        return Err(err());
+    }
+    Ok(input.to_string())
+}
+
+/// The Standard Webhooks key of a secret of that form: the bytes its base64 part decodes to.
+pub fn standard_key(secret: &str) -> Option<Vec<u8>> {
+    B64.decode(secret.strip_prefix("whsec_")?).ok()
 }
 
 fn key(raw: &[u8; 32]) -> LessSafeKey {
@@ -142,9 +182,10 @@ pub async fn upgrade(db: &sea_orm::DatabaseConnection, raw_key: &[u8; 32]) -> Ap
     .await
 }
 
-/// Seals with `raw_key` every secret whose stored form is not `LIKE sealed_like`, read with
-/// `read`. A conditional update per row, so concurrent runs (cores starting together, two
-/// operators) do not undo each other. Returns how many rows were re-sealed.
+/// Seals with `raw_key` every secret (current, and previous during a rotation's grace) whose
+/// stored form is not `LIKE sealed_like`, read with `read`. A conditional update per row, so
+/// concurrent runs (cores starting together, two operators, a rotation) do not undo each
+/// other. Returns how many rows were re-sealed.
 async fn reseal(
     db: &sea_orm::DatabaseConnection,
     sealed_like: &str,
@@ -152,35 +193,143 @@ async fn reseal(
     read: impl Fn(Uuid, &str) -> AppResult<String>,
 ) -> AppResult<u64> {
     use sea_orm::sea_query::Expr;
-    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter};
 
     use crate::entities::webhooks;
     let stale = webhooks::Entity::find()
-        .filter(webhooks::Column::SecretCiphertext.not_like(sealed_like))
+        .filter(
+            Condition::any()
+                .add(webhooks::Column::SecretCiphertext.not_like(sealed_like))
+                .add(webhooks::Column::PreviousSecretCiphertext.not_like(sealed_like)),
+        )
         .all(db)
         .await?;
+    let matches = |stored: &str| {
+        let prefix = sealed_like.trim_end_matches('%');
+        stored.starts_with(prefix)
+    };
     let mut resealed = 0;
     for row in stale {
-        let secret = read(row.id, &row.secret_ciphertext)?;
-        let sealed = encrypt(raw_key, row.id, &secret)?;
-        let result = webhooks::Entity::update_many()
-            .col_expr(webhooks::Column::SecretCiphertext, Expr::value(sealed))
+        let mut update = webhooks::Entity::update_many()
             .filter(webhooks::Column::Id.eq(row.id))
-            .filter(webhooks::Column::SecretCiphertext.eq(row.secret_ciphertext.clone()))
-            .exec(db)
-            .await?;
-        resealed += result.rows_affected;
+            .filter(webhooks::Column::SecretCiphertext.eq(row.secret_ciphertext.clone()));
+        if !matches(&row.secret_ciphertext) {
+            let secret = read(row.id, &row.secret_ciphertext)?;
+            update = update.col_expr(
+                webhooks::Column::SecretCiphertext,
+                Expr::value(encrypt(raw_key, row.id, &secret)?),
+            );
+        }
+        match &row.previous_secret_ciphertext {
+            Some(previous) if !matches(previous) => {
+                let secret = read(row.id, previous)?;
+                update = update
+                    .col_expr(
+                        webhooks::Column::PreviousSecretCiphertext,
+                        Expr::value(encrypt(raw_key, row.id, &secret)?),
+                    )
+                    .filter(webhooks::Column::PreviousSecretCiphertext.eq(previous.clone()));
+            }
+            Some(previous) => {
+                update =
+                    update.filter(webhooks::Column::PreviousSecretCiphertext.eq(previous.clone()))
+            }
+            None => update = update.filter(webhooks::Column::PreviousSecretCiphertext.is_null()),
+        }
+        resealed += update.exec(db).await?.rows_affected;
     }
     Ok(resealed)
 }
 
 /// `t=<t>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>`.
 pub fn signature_header(secret: &str, t: i64, body: &[u8]) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("any key length");
-    mac.update(t.to_string().as_bytes());
-    mac.update(b".");
-    mac.update(body);
-    format!("t={t},v1={}", hex::encode(mac.finalize().into_bytes()))
+    signature_header_all(&[secret], t, body)
+}
+
+/// `t=<t>` and one `v1=` per secret, in order (the new secret first during a rotation).
+pub fn signature_header_all(secrets: &[&str], t: i64, body: &[u8]) -> String {
+    let mut header = format!("t={t}");
+    for secret in secrets {
+        let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("any key length");
+        mac.update(t.to_string().as_bytes());
+        mac.update(b".");
+        mac.update(body);
+        header.push_str(",v1=");
+        header.push_str(&hex::encode(mac.finalize().into_bytes()));
+    }
+    header
+}
+
+/// The Standard Webhooks `webhook-signature`: `v1,<base64 HMAC-SHA256(key, "<id>.<t>.<body>")>`
+/// per key, space-separated.
+pub fn standard_signature(keys: &[&[u8]], id: &str, t: i64, body: &[u8]) -> String {
+    keys.iter()
+        .map(|key| {
+            let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("any key length");
+            mac.update(id.as_bytes());
+            mac.update(b".");
+            mac.update(t.to_string().as_bytes());
+            mac.update(b".");
+            mac.update(body);
+            format!("v1,{}", B64.encode(mac.finalize().into_bytes()))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What signs an endpoint's deliveries now: its secret and, during a rotation's grace, the one
+/// it replaced, each with its form.
+#[derive(Debug, Clone)]
+pub struct Signer {
+    /// (secret, standard form), the current one first.
+    secrets: Vec<(String, bool)>,
+}
+
+impl Signer {
+    /// The endpoint's signing secrets at `now_ms`, opened with `keys`.
+    pub fn of(
+        keys: &crate::secrets::Keys,
+        webhook: &crate::entities::webhooks::Model,
+        now_ms: i64,
+    ) -> AppResult<Signer> {
+        let mut secrets = vec![(
+            open(keys, webhook.id, &webhook.secret_ciphertext)?,
+            webhook.secret_standard,
+        )];
+        if let Some(previous) = &webhook.previous_secret_ciphertext
+            && webhook.previous_secret_expires_at_ms > now_ms
+        {
+            secrets.push((
+                open(keys, webhook.id, previous)?,
+                webhook.previous_secret_standard,
+            ));
+        }
+        Ok(Signer { secrets })
+    }
+
+    /// The signature headers of one attempt: `X-Service-Signature` with every secret, and when
+    /// the current secret has the standard form the three Standard Webhooks headers, signed by
+    /// the standard-form secrets only.
+    pub fn headers(&self, delivery_id: &str, t: i64, body: &[u8]) -> Vec<(&'static str, String)> {
+        let all: Vec<&str> = self.secrets.iter().map(|(s, _)| s.as_str()).collect();
+        let mut headers = vec![("X-Service-Signature", signature_header_all(&all, t, body))];
+        if self.secrets[0].1 {
+            let keys: Vec<Vec<u8>> = self
+                .secrets
+                .iter()
+                .filter(|(_, standard)| *standard)
+                .filter_map(|(s, _)| standard_key(s))
+                .collect();
+            let keys: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+            headers.push(("webhook-id", delivery_id.to_string()));
+            headers.push(("webhook-timestamp", t.to_string()));
+            headers.push((
+                "webhook-signature",
+                standard_signature(&keys, delivery_id, t, body),
+            ));
+        }
+        headers
+    }
 }
 
 #[cfg(test)]
@@ -223,6 +372,46 @@ mod tests {
         assert_eq!(
             decrypt(&key_bytes, Uuid::new_v4(), &legacy).unwrap(),
             "whsec_old"
+        );
+    }
+
+    #[test]
+    fn new_secrets_have_the_standard_form_and_caller_secrets_are_checked() {
+        let secret = generate();
+        assert_eq!(secret.len(), "whsec_".len() + 44);
+        assert_eq!(standard_key(&secret).unwrap().len(), 32);
+        assert!(parse_caller_secret(&secret).is_ok());
+        let short = format!("whsec_{}", B64.encode([1u8; 23]));
+        let long = format!("whsec_{}", B64.encode([1u8; 65]));
+        let unpadded = format!("whsec_{}", B64.encode([1u8; 32]).trim_end_matches('='));
+        let url_safe = format!("whsec_{}", B64.encode([0xfbu8; 30]).replace('+', "-"));
+        for bad in [
+            "".to_string(),
+            "whsec_".to_string(),
+            B64.encode([1u8; 32]),
+            short,
+            long,
+            unpadded,
+            url_safe,
+            generate_legacy(),
+            format!(" {secret}"),
+        ] {
+            let err = parse_caller_secret(&bad).unwrap_err();
+            assert_eq!(err.code, proto::ErrorCode::InvalidRequest, "{bad:?}");
+        }
+        for n in [24, 64] {
+            assert!(parse_caller_secret(&format!("whsec_{}", B64.encode(vec![9u8; n]))).is_ok());
+        }
+    }
+
+    #[test]
+    fn the_standard_signature_matches_the_specification_example() {
+        // The example of the Standard Webhooks specification (and of its libraries' tests).
+        let key = standard_key("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").unwrap();
+        let body = br#"{"test": 2432232314}"#;
+        assert_eq!(
+            standard_signature(&[&key], "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body),
+            "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
         );
     }
 

@@ -86,6 +86,52 @@ pub async fn update(
     webhook.update(db).await
 }
 
+/// A rotation's new secret columns.
+#[derive(Debug, Clone)]
+pub struct Rotation {
+    pub secret_ciphertext: String,
+    pub previous_secret_ciphertext: Option<String>,
+    pub previous_secret_standard: bool,
+    pub previous_secret_expires_at_ms: i64,
+    pub at: DateTime<Utc>,
+}
+
+/// Rotates `webhook`'s secret as it was read: one conditional UPDATE that applies only while
+/// the stored secret is still the one read. `None` when the row moved (or was deleted).
+pub async fn rotate_secret(
+    db: &impl ConnectionTrait,
+    webhook: &webhooks::Model,
+    rotation: Rotation,
+) -> AppResult<Option<webhooks::Model>> {
+    let updated = webhooks::Entity::update_many()
+        .col_expr(
+            webhooks::Column::SecretCiphertext,
+            Expr::value(rotation.secret_ciphertext),
+        )
+        .col_expr(webhooks::Column::SecretStandard, Expr::value(true))
+        .col_expr(
+            webhooks::Column::PreviousSecretCiphertext,
+            Expr::value(rotation.previous_secret_ciphertext),
+        )
+        .col_expr(
+            webhooks::Column::PreviousSecretStandard,
+            Expr::value(rotation.previous_secret_standard),
+        )
+        .col_expr(
+            webhooks::Column::PreviousSecretExpiresAtMs,
+            Expr::value(rotation.previous_secret_expires_at_ms),
+        )
+        .col_expr(webhooks::Column::UpdatedAt, Expr::value(rotation.at))
+        .filter(webhooks::Column::Id.eq(webhook.id))
+        .filter(webhooks::Column::SecretCiphertext.eq(webhook.secret_ciphertext.clone()))
+        .exec(db)
+        .await?;
+    if updated.rows_affected != 1 {
+        return Ok(None);
+    }
+    find(db, webhook.business_id, webhook.id).await
+}
+
 /// Deletes an endpoint; its unfinished deliveries end as failed (settled now, in the usage
 /// counters). Call it last in its transaction.
 pub async fn delete(

@@ -41,6 +41,22 @@ const APP: &[ErrorCode] = &[
 /// The codes a route answers beyond those its shape implies (see [`shape_codes`]): SPEC-MATRIX.md's
 /// failures of the route, by name. `None` for a path this gateway does not serve.
 pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
+    // A send check answers as the send beside it, without the three idempotency codes.
+    if let Some(send) = path.strip_suffix("/messages/check")
+        && method == "post"
+    {
+        let idempotency = [
+            E::InvalidIdempotencyKey,
+            E::IdempotencyKeyConflict,
+            E::IdempotencyInProgress,
+        ];
+        return route_codes(method, &format!("{send}/messages")).map(|codes| {
+            codes
+                .into_iter()
+                .filter(|c| !idempotency.contains(c))
+                .collect()
+        });
+    }
     // Console routes: a business is required, and it must be active (except GET /business/me).
     let console = [E::NotABusinessAccount, E::BusinessSuspended];
     let editor = [
@@ -184,6 +200,10 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
             &[E::WebhookNotFound, E::WebhookPaused, E::RateLimited],
         ]
         .concat(),
+        ("post", "/business/webhooks/{id}/rotate-secret") => {
+            [&editor[..], &[E::WebhookNotFound]].concat()
+        }
+        ("get", "/business/events") => [&console[..], &[E::InvalidLimit]].concat(),
         ("post", "/business/webhooks/{id}/recover") => {
             [&editor[..], &[E::WebhookNotFound, E::WebhookPaused]].concat()
         }

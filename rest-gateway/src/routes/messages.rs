@@ -318,10 +318,7 @@ pub async fn send_app(
     PathParam(business_account_id): PathParam,
     JsonBody(input): JsonBody<MessageInput>,
 ) -> ApiResult {
-    let message = pb::SendAppMessageRequest {
-        business_account_id: uuid_path(&business_account_id)?,
-        message: Some(send_request(input, &headers)?),
-    };
+    let message = app_request(&business_account_id, input, &headers)?;
     let result = state
         .messaging
         .clone()
@@ -353,20 +350,133 @@ pub async fn send_service(
     PathParam(phone_number): PathParam,
     JsonBody(input): JsonBody<ServiceMessageInput>,
 ) -> ApiResult {
-    let message = pb::SendServiceMessageRequest {
-        business_phone_number: phone_number,
-        to: text(input.to),
-        body: string_field(input.body, "body")?,
-        idempotency_key: idempotency_key(&headers),
-        send_at: string_field(input.send_at, "send_at")?,
-        expires_at: string_field(input.expires_at, "expires_at")?,
-    };
+    let message = service_request(phone_number, input, &headers)?;
     let result = state
         .messaging
         .clone()
         .send_service_message(ctx.request(message))
         .await?;
     Ok(sent(result.into_inner()))
+}
+
+/// The gRPC request of an app-token send (or its check, with no headers).
+fn app_request(
+    business_account_id: &str,
+    input: MessageInput,
+    headers: &HeaderMap,
+) -> Result<pb::SendAppMessageRequest, ApiError> {
+    Ok(pb::SendAppMessageRequest {
+        business_account_id: uuid_path(business_account_id)?,
+        message: Some(send_request(input, headers)?),
+    })
+}
+
+/// The gRPC request of a service send (or its check, with no headers).
+fn service_request(
+    business_phone_number: String,
+    input: ServiceMessageInput,
+    headers: &HeaderMap,
+) -> Result<pb::SendServiceMessageRequest, ApiError> {
+    Ok(pb::SendServiceMessageRequest {
+        business_phone_number,
+        to: text(input.to),
+        body: string_field(input.body, "body")?,
+        idempotency_key: idempotency_key(headers),
+        send_at: string_field(input.send_at, "send_at")?,
+        expires_at: string_field(input.expires_at, "expires_at")?,
+    })
+}
+
+/// A send check's answer: the send would be accepted now.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CheckResult {
+    /// Always true (a send that would be refused answers its error instead).
+    pub would_send: bool,
+}
+
+fn checked(result: pb::CheckResult) -> axum::response::Response {
+    ok(
+        StatusCode::OK,
+        CheckResult {
+            would_send: result.would_send,
+        },
+    )
+}
+
+/// Check a console send: what `POST /business/messages` with this body would answer now,
+/// except that success is `{"would_send": true}`. Nothing is stored and no limit is spent; an
+/// Idempotency-Key is ignored.
+#[utoipa::path(post, path = "/business/messages/check", tag = "messages",
+    security(("bearer" = [])),
+    request_body = SendMessageBody,
+    responses(
+        (status = 200, description = "The send would be accepted", body = Envelope<CheckResult>),
+    ))]
+pub async fn check_console(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    JsonBody(input): JsonBody<MessageInput>,
+) -> ApiResult {
+    let message = send_request(input, &HeaderMap::new())?;
+    let result = state
+        .messaging
+        .clone()
+        .check_console_message(ctx.request(message))
+        .await?;
+    Ok(checked(result.into_inner()))
+}
+
+/// Check an app-token send: what `POST /v1/{businessAccountId}/messages` with this body would
+/// answer now, except that success is `{"would_send": true}`. Nothing is stored and no limit is
+/// spent; an Idempotency-Key is ignored.
+#[utoipa::path(post, path = "/v1/{businessAccountId}/messages/check", tag = "messages",
+    security(("app_token" = [])),
+    params(("businessAccountId" = String, Path, format = Uuid)),
+    request_body = SendMessageBody,
+    responses(
+        (status = 200, description = "The send would be accepted", body = Envelope<CheckResult>),
+    ))]
+pub async fn check_app(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    PathParam(business_account_id): PathParam,
+    JsonBody(input): JsonBody<MessageInput>,
+) -> ApiResult {
+    let message = app_request(&business_account_id, input, &HeaderMap::new())?;
+    let result = state
+        .messaging
+        .clone()
+        .check_app_message(ctx.request(message))
+        .await?;
+    Ok(checked(result.into_inner()))
+}
+
+/// Check a service send: what `POST /v1/service/{phoneNumber}/messages` with this body would
+/// answer now (the per-recipient minute included), except that success is
+/// `{"would_send": true}`. Nothing is stored and no limit is spent; an Idempotency-Key is
+/// ignored.
+#[utoipa::path(post, path = "/v1/service/{phoneNumber}/messages/check", tag = "messages",
+    security(("app_token" = [])),
+    params(
+        ("phoneNumber" = String, Path, description = "The business's own number, with its `+` (raw or `%2B`)"),
+    ),
+    request_body = ServiceMessageInput,
+    responses(
+        (status = 200, description = "The send would be accepted", body = Envelope<CheckResult>),
+    ))]
+pub async fn check_service(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    PathParam(phone_number): PathParam,
+    JsonBody(input): JsonBody<ServiceMessageInput>,
+) -> ApiResult {
+    let message = service_request(phone_number, input, &HeaderMap::new())?;
+    let result = state
+        .messaging
+        .clone()
+        .check_service_message(ctx.request(message))
+        .await?;
+    Ok(checked(result.into_inner()))
 }
 
 /// One message of the history.

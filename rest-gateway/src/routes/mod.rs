@@ -7,6 +7,7 @@ pub mod auth;
 pub mod broadcasts;
 pub mod business;
 pub mod consent;
+pub mod events;
 pub mod grants;
 pub mod messages;
 pub mod ops;
@@ -53,6 +54,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(messages::cancel_app))
         .routes(routes!(messages::send_app))
         .routes(routes!(messages::send_service))
+        .routes(routes!(messages::check_console))
+        .routes(routes!(messages::check_app))
+        .routes(routes!(messages::check_service))
         .routes(routes!(messages::usage))
         .routes(routes!(messages::daily_usage))
         .routes(routes!(
@@ -71,6 +75,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(webhooks::get_delivery))
         .routes(routes!(webhooks::retry_delivery))
         .routes(routes!(webhooks::recover_webhook))
+        .routes(routes!(webhooks::rotate_secret))
+        .routes(routes!(events::list_events))
         .routes(routes!(grants::revoke_grant))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::readyz))
