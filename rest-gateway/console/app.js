@@ -606,9 +606,11 @@ async function eventsPage() {
   // Only the first page follows what arrives: poll with `after` = the newest shown.
   if (q.get('after')) return;
   let newest = list.events[0] ? list.events[0].id : null;
+  // This page's polling ends when the page (or its filter) changes.
+  const here = location.hash;
   const poll = async () => {
     eventsTimer = null;
-    if ((location.hash || '').split('?')[0] !== '#/events') return;
+    if (location.hash !== here) return;
     try {
       if (!newest) {
         const first = await api('GET', `/business/events?${new URLSearchParams({ limit: '50', ...(type ? { type } : {}) })}`);
@@ -627,7 +629,7 @@ async function eventsPage() {
         empty.hidden = true;
         body.closest('.table-wrap').hidden = false;
       }
-      eventsTimer = setTimeout(poll, 2000);
+      if (location.hash === here) eventsTimer = setTimeout(poll, 2000);
     } catch (err) {
       say('error', describe(err));
     }
