@@ -2,6 +2,7 @@
 //! (`bm.v1`) and the error catalogue that maps every error code to its gRPC code and HTTP status.
 
 pub mod channel;
+pub mod cores;
 pub mod error_code;
 pub mod metrics;
 pub mod net;

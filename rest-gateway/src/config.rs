@@ -7,7 +7,8 @@ use clap::{ArgAction, Args};
 
 #[derive(Debug, Clone, Args)]
 pub struct GatewayConfig {
-    /// The core's gRPC address.
+    /// The core's gRPC address; several cores separated by commas (calls go round robin over
+    /// those that answer).
     #[arg(long, env = "CORE_URL", default_value = "http://127.0.0.1:50051")]
     pub core_url: String,
 

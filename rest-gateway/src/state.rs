@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use proto::cores::{CoreChannel, Cores};
 use proto::v1::app_service_client::AppServiceClient;
 use proto::v1::audience_service_client::AudienceServiceClient;
 use proto::v1::broadcast_service_client::BroadcastServiceClient;
@@ -13,40 +14,42 @@ use proto::v1::messaging_service_client::MessagingServiceClient;
 use proto::v1::qr_service_client::QrServiceClient;
 use proto::v1::team_service_client::TeamServiceClient;
 use proto::v1::webhook_service_client::WebhookServiceClient;
-use tonic::transport::Channel;
-use tonic_health::pb::health_client::HealthClient;
 
 use crate::config::GatewayConfig;
 
 #[derive(Clone)]
 pub struct AppState {
-    pub identity: IdentityServiceClient<Channel>,
-    pub business: BusinessServiceClient<Channel>,
-    pub team: TeamServiceClient<Channel>,
-    pub consent: ConsentServiceClient<Channel>,
-    pub audience: AudienceServiceClient<Channel>,
-    pub apps: AppServiceClient<Channel>,
-    pub messaging: MessagingServiceClient<Channel>,
-    pub broadcasts: BroadcastServiceClient<Channel>,
-    pub webhooks: WebhookServiceClient<Channel>,
-    pub grants: GrantServiceClient<Channel>,
-    pub qr: QrServiceClient<Channel>,
-    pub health: HealthClient<Channel>,
+    pub identity: IdentityServiceClient<CoreChannel>,
+    pub business: BusinessServiceClient<CoreChannel>,
+    pub team: TeamServiceClient<CoreChannel>,
+    pub consent: ConsentServiceClient<CoreChannel>,
+    pub audience: AudienceServiceClient<CoreChannel>,
+    pub apps: AppServiceClient<CoreChannel>,
+    pub messaging: MessagingServiceClient<CoreChannel>,
+    pub broadcasts: BroadcastServiceClient<CoreChannel>,
+    pub webhooks: WebhookServiceClient<CoreChannel>,
+    pub grants: GrantServiceClient<CoreChannel>,
+    pub qr: QrServiceClient<CoreChannel>,
+    /// Every listed core: readiness asks each in turn.
+    pub cores: Cores,
     pub trust_proxy: bool,
     /// `x-internal-token` for the core: vouches for the forwarded client IP and User-Agent.
     pub internal_token: Option<tonic::metadata::AsciiMetadataValue>,
 }
 
 impl AppState {
-    /// Clients over one lazily connected channel: the gateway starts (and answers 503) while
-    /// the core is down, and reconnects when it is back.
+    /// Clients over lazily connected channels, one per core of `CORE_URL` behind the picker
+    /// ([`proto::cores`]): the gateway starts (and answers 503) while every core is down, and
+    /// uses each again when it is back.
     pub fn new(config: &GatewayConfig) -> anyhow::Result<AppState> {
-        let channel = proto::channel::endpoint(&config.core_url, config.core_tls_ca.as_deref())
-            .map_err(|e| anyhow::anyhow!(e))?
-            .connect_timeout(Duration::from_secs(3))
-            .timeout(Duration::from_secs(config.http.core_timeout_secs.max(1)))
-            .tcp_nodelay(true)
-            .connect_lazy();
+        let timeout = Duration::from_secs(config.http.core_timeout_secs.max(1));
+        let cores = Cores::new(&config.core_url, config.core_tls_ca.as_deref(), |e| {
+            e.connect_timeout(Duration::from_secs(3))
+                .timeout(timeout)
+                .tcp_nodelay(true)
+        })
+        .map_err(|e| anyhow::anyhow!(e))?;
+        let channel = cores.channel();
         Ok(AppState {
             identity: IdentityServiceClient::new(channel.clone()),
             business: BusinessServiceClient::new(channel.clone()),
@@ -58,8 +61,8 @@ impl AppState {
             broadcasts: BroadcastServiceClient::new(channel.clone()),
             webhooks: WebhookServiceClient::new(channel.clone()),
             grants: GrantServiceClient::new(channel.clone()),
-            qr: QrServiceClient::new(channel.clone()),
-            health: HealthClient::new(channel),
+            qr: QrServiceClient::new(channel),
+            cores,
             trust_proxy: config.http.trust_proxy,
             internal_token: config
                 .internal_token

@@ -47,12 +47,19 @@ fn start(bin: &str, env: &[(&str, &str)]) -> (Running, mpsc::Receiver<String>, O
             }
         }
     });
-    // The all-in-one prints where it listens on standard output.
+    // The all-in-one prints where it listens on standard output (text, or a JSON line).
     let (addr_tx, addr_rx) = mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
             if let Some(rest) = line.strip_prefix("business messaging: http://") {
                 let _ = addr_tx.send(rest.split_whitespace().next().unwrap_or("").to_string());
+            } else if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line)
+                && v["fields"]["message"] == "business messaging"
+            {
+                let url = v["fields"]["url"].as_str().unwrap_or_default();
+                let _ = addr_tx.send(url.trim_start_matches("http://").to_string());
+            } else {
+                let _ = addr_tx.send(format!("unexpected line on standard output: {line}"));
             }
         }
     });
@@ -209,6 +216,35 @@ fn text_logs_written_to_a_pipe_have_no_colour_codes_and_json_works_on_the_standa
     );
     let lines = lines_until(&rx, |l| l.contains("gateway listening"));
     assert!(!lines.is_empty(), "the gateway logged nothing");
+    for line in &lines {
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        assert!(v["level"].is_string(), "{line}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_all_in_ones_start_up_line_is_json_with_log_format_json() {
+    let (dir, url) = temp_db();
+    let (_running, rx, addr) = start(
+        ALL_IN_ONE,
+        &[
+            ("DATABASE_URL", &url),
+            ("HTTP_ADDR", "127.0.0.1:0"),
+            ("GRPC_ADDR", "127.0.0.1:0"),
+            ("METRICS_ADDR", "off"),
+            ("LOG_FORMAT", "json"),
+        ],
+    );
+    let addr = addr.expect("the start-up line, as JSON with fields.url");
+    assert!(
+        addr.starts_with("127.0.0.1:") && !addr.contains(' '),
+        "{addr}"
+    );
+    assert!(http_get(&addr, "/healthz").starts_with("HTTP/1.1 200"));
+    let lines = lines_until(&rx, |l| l.contains("gateway listening"));
+    assert!(!lines.is_empty());
     for line in &lines {
         let v: serde_json::Value =
             serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));

@@ -421,6 +421,23 @@ impl TestApp {
         }
     }
 
+    /// A gateway of its own whose `CORE_URL` is `core_url` (one core or several, comma
+    /// separated); stopped when the returned stack is dropped.
+    pub async fn gateway_for(&self, core_url: &str) -> Stack {
+        let mut config = GatewayConfig::for_core(core_url);
+        config.core_tls_ca = self.core_tls_ca.clone();
+        config.internal_token = self.config.internal_token.clone();
+        let gateway = GatewayApp::build(config).await.expect("gateway builds");
+        let base = format!("http://{}", gateway.local_addr());
+        let cancel = CancellationToken::new();
+        tokio::spawn(gateway.run_until_stopped(cancel.clone()));
+        Stack {
+            base,
+            grpc_url: core_url.to_string(),
+            cancel,
+        }
+    }
+
     /// Another core on the same database and clock, on its own runtime (no gateway): dropping
     /// it drops that runtime, as a crash would stop the process, with nothing handed back.
     pub fn crashable_core(&self, configure: impl FnOnce(&mut CoreConfig)) -> CrashableCore {

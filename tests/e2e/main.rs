@@ -14,6 +14,7 @@ mod broadcasts;
 mod business_account;
 mod consent;
 mod console;
+mod cores;
 mod delivery_http;
 mod envelope;
 mod error_codes;

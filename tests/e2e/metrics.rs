@@ -149,6 +149,7 @@ const SERVED: &[&str] = &[
     "db_statements_total",
     "db_statement_failures_total",
     "webhook_worker_deliveries_total",
+    "webhook_jobs_returned_total",
     "retention_purged_rows_total",
     "retention_purge_runs_total",
     "retention_purge_duration_seconds",

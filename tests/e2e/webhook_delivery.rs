@@ -297,7 +297,7 @@ e2e!(
 );
 
 e2e!(
-    a_worker_killed_mid_delivery_loses_nothing_and_the_retry_keeps_the_delivery_id,
+    a_worker_stopped_mid_delivery_loses_nothing_and_the_retry_keeps_the_delivery_id,
     |app| async move {
         let rx = Receiver::start().await;
         rx.hang(true);
@@ -308,8 +308,39 @@ e2e!(
         rx.wait_for(1).await;
         app.stop_workers();
         rx.hang(false);
+        // Its stream closed: the core gives the unreported job back at once (the clock does
+        // not move), and the next worker delivers it with the same delivery id.
         app.start_worker();
-        // Not while the dead worker's lease is valid...
+        let got = rx.wait_for(2).await;
+        assert_eq!(
+            got[0].header("x-service-delivery"),
+            got[1].header("x-service-delivery")
+        );
+        assert_ne!(got[0].json()["id"], got[1].json()["id"]);
+        let done = wait_delivery(&app, &biz, |d| d["status"] == "succeeded").await;
+        assert_eq!(done["attempts"], 1, "the attempt never reported is not counted");
+    }
+);
+
+e2e!(
+    a_lease_held_through_a_core_that_stopped_lapses_and_the_retry_keeps_the_delivery_id,
+    |app| async move {
+        let rx = Receiver::start().await;
+        rx.hang(true);
+        app.stop_workers();
+        let second = app.second_stack(|_| {}).await;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        register_webhook(&app, &biz, &rx.url(), &["message.sent"]).await;
+        // A worker on the second core takes the job; that core stops (a core shutting down
+        // gives nothing back), and the worker goes with it before reporting.
+        app.start_worker_at(&second);
+        send_utility(&app, &biz, FAN).await;
+        rx.wait_for(1).await;
+        drop(second);
+        rx.hang(false);
+        app.start_worker();
+        // Not while the lease is valid...
         tokio::time::sleep(Duration::from_millis(600)).await;
         assert_eq!(rx.received().len(), 1);
         // ...but once it lapses (receiver timeout + 30 s).
@@ -319,7 +350,6 @@ e2e!(
             got[0].header("x-service-delivery"),
             got[1].header("x-service-delivery")
         );
-        assert_ne!(got[0].json()["id"], got[1].json()["id"]);
         wait_delivery(&app, &biz, |d| d["status"] == "succeeded").await;
     }
 );

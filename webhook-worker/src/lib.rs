@@ -2,7 +2,9 @@
 //! jobs from a core's `WebhookJobService` stream, POSTs each one (never following redirects,
 //! connecting only to public addresses unless the core allows private targets) and reports the
 //! outcome. The core owns the retry policy and every state, so a worker can be stopped at any
-//! moment: an unreported job's lease lapses and another worker gets it.
+//! moment: when its stream closes, the core gives its unreported jobs back (due at once), and
+//! another worker gets them. With several cores in `CORE_URL` it holds one stream to any core
+//! that answers and moves when that stream ends.
 
 pub mod guard;
 
@@ -11,17 +13,18 @@ use std::time::Duration;
 
 use clap::Args;
 use futures::StreamExt;
+use proto::cores::{CoreChannel, CoreIndex, Cores};
 use proto::v1 as pb;
 use proto::v1::webhook_job_service_client::WebhookJobServiceClient;
 use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
-use tonic::transport::Channel;
 
 use crate::guard::{GuardedResolver, SystemResolver, check_literal};
 
 #[derive(Debug, Clone, Args)]
 pub struct WorkerConfig {
-    /// The core's gRPC address.
+    /// The core's gRPC address; several cores separated by commas (the worker holds one job
+    /// stream to any core that answers, and moves when it ends).
     #[arg(long, env = "CORE_URL", default_value = "http://127.0.0.1:50051")]
     pub core_url: String,
 
@@ -118,19 +121,26 @@ impl Worker {
     /// Pulls and delivers jobs until `cancel` fires, reconnecting with a capped backoff when
     /// the core goes away.
     pub async fn run_until_stopped(self, cancel: CancellationToken) -> anyhow::Result<()> {
+        let cores = Cores::new(
+            &self.config.core_url,
+            self.config.core_tls_ca.as_deref(),
+            |e| e.connect_timeout(Duration::from_secs(3)).tcp_nodelay(true),
+        )
+        .map_err(|e| anyhow::anyhow!(e))?;
         let this = Arc::new(self);
         let strict = this.client(false);
         let permissive = this.client(true);
         let mut wait = Duration::from_millis(200);
         loop {
-            let session = this
-                .clone()
-                .session(strict.clone(), permissive.clone(), cancel.clone());
+            let session =
+                this.clone()
+                    .session(&cores, strict.clone(), permissive.clone(), cancel.clone());
             match session.await {
                 Ok(()) if cancel.is_cancelled() => return Ok(()),
+                // The stream ended (its core stopped, or dropped it): straight to another.
                 Ok(()) => wait = Duration::from_millis(200),
                 Err(err) => {
-                    tracing::warn!(error = %err, core = %this.config.core_url, "job stream unavailable")
+                    tracing::warn!(error = %err, core = %cores.describe(), "job stream unavailable")
                 }
             }
             tokio::select! {
@@ -141,29 +151,30 @@ impl Worker {
         }
     }
 
+    /// One job stream, to the next core that answers, until it ends.
     async fn session(
         self: Arc<Self>,
+        cores: &Cores,
         strict: reqwest::Client,
         permissive: reqwest::Client,
         cancel: CancellationToken,
     ) -> anyhow::Result<()> {
-        let channel: Channel =
-            proto::channel::endpoint(&self.config.core_url, self.config.core_tls_ca.as_deref())
-                .map_err(|e| anyhow::anyhow!(e))?
-                .connect_timeout(Duration::from_secs(3))
-                .connect()
-                .await?;
-        let mut client = WebhookJobServiceClient::new(channel);
+        let mut client = WebhookJobServiceClient::new(cores.channel());
         let slots = Arc::new(Semaphore::new(self.config.settings.concurrency.max(1)));
         let request = self.request(pb::JobsRequest {
             worker_id: self.id.clone(),
             max_in_flight: self.config.settings.concurrency as u32,
         });
-        let mut stream = client.jobs(request).await?.into_inner();
+        let response = client.jobs(request).await?;
+        let core = response.extensions().get::<CoreIndex>().map_or(0, |c| c.0);
+        let mut stream = response.into_inner();
         // Reports go out through one task that batches them; it ends once every delivery of
-        // this session has handed in its report.
+        // this session has handed in its report. They go to the stream's core, which counts
+        // them as room for more jobs; to another core only when that one is gone (a core
+        // accepts any report whose lease is still current).
         let (reports, pending) = mpsc::unbounded_channel();
-        tokio::spawn(self.clone().report_loop(client.clone(), pending));
+        let reporter = WebhookJobServiceClient::new(cores.preferring(core));
+        tokio::spawn(self.clone().report_loop(reporter, pending));
         // Jobs are read as they come (the core sends no more than the room it gave this
         // worker) into two queues: a broadcast's deliveries wait behind every other job.
         let (urgent_tx, mut urgent) = mpsc::unbounded_channel::<pb::Job>();
@@ -186,7 +197,7 @@ impl Worker {
             }
         }
         let _reader = Abort(reader.abort_handle());
-        tracing::info!(worker = %self.id, "pulling webhook jobs");
+        tracing::info!(worker = %self.id, core = %cores.urls()[core], "pulling webhook jobs");
         loop {
             // Take the next job only when a slot is free.
             let permit = tokio::select! {
@@ -252,7 +263,7 @@ impl Worker {
     /// into the next (one call and one transaction in the core for many deliveries).
     async fn report_loop(
         self: Arc<Self>,
-        mut client: WebhookJobServiceClient<Channel>,
+        mut client: WebhookJobServiceClient<CoreChannel>,
         mut reports: mpsc::UnboundedReceiver<pb::JobReport>,
     ) {
         let mut batch = Vec::with_capacity(REPORT_BATCH);

@@ -9,7 +9,8 @@ use tonic::Request;
 
 #[derive(Debug, Clone, Args)]
 pub struct AdminArgs {
-    /// The core's gRPC address.
+    /// The core's gRPC address; several cores separated by commas (a command goes to one that
+    /// answers).
     #[arg(long, env = "CORE_URL", default_value = "http://127.0.0.1:50051")]
     pub core_url: String,
 
@@ -203,14 +204,23 @@ fn with_token<T>(token: Option<&str>, body: T) -> Request<T> {
 
 /// Runs one command and returns the JSON to print.
 pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
-    let channel = proto::channel::endpoint(&args.core_url, args.core_tls_ca.as_deref())
-        .map_err(|e| anyhow::anyhow!(e))?
-        .connect()
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot reach the core at {}: {e}", args.core_url))?;
-    let mut client_rpc = AdminServiceClient::new(channel);
+    let cores = proto::cores::Cores::new(&args.core_url, args.core_tls_ca.as_deref(), |e| {
+        e.connect_timeout(std::time::Duration::from_secs(3))
+    })
+    .map_err(|e| anyhow::anyhow!(e))?;
+    let mut client_rpc = AdminServiceClient::new(cores.channel());
     let token = args.internal_token.filter(|t| !t.is_empty());
     let describe = |status: tonic::Status| {
+        if status.code() == tonic::Code::Unavailable
+            && std::error::Error::source(&status).is_some_and(proto::cores::is_connect_error)
+        {
+            let cause = std::error::Error::source(&status).map(proto::cores::describe);
+            return anyhow::anyhow!(
+                "cannot reach the core at {}: {}",
+                args.core_url,
+                cause.unwrap_or_else(|| status.message().to_string())
+            );
+        }
         let err = proto::RemoteError::from_status(&status);
         anyhow::anyhow!("{}: {}", err.code, err.detail)
     };

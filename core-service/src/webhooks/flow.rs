@@ -161,10 +161,17 @@ impl JobCredits {
         }
     }
 
-    /// A stream ended: its tokens are forgotten.
-    pub fn closed(&self, stream: &Arc<Credits>) {
+    /// A stream ended: its tokens are forgotten. Returns those with jobs still unreported
+    /// (leases not yet lapsed), for the stream to give back.
+    pub fn closed(&self, stream: &Arc<Credits>) -> Vec<String> {
+        let open = {
+            // Lapsed leases go first: those jobs are due again already.
+            stream.free();
+            stream.state().leases.keys().cloned().collect()
+        };
         let stream = Arc::downgrade(stream);
         self.map().retain(|_, s| !Weak::ptr_eq(s, &stream));
+        open
     }
 }
 
@@ -196,7 +203,13 @@ mod tests {
         credits.leased(&stream, "a", 2, Duration::ZERO);
         assert_eq!(stream.free(), 2);
         credits.leased(&stream, "b", 1, Duration::from_secs(60));
-        credits.closed(&stream);
+        credits.leased(&stream, "c", 2, Duration::from_secs(60));
+        credits.reported(["c", "c"]);
+        assert_eq!(
+            credits.closed(&stream),
+            ["b"],
+            "closing names the unreported, unlapsed leases"
+        );
         assert!(credits.map().is_empty());
     }
 }

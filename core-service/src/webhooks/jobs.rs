@@ -465,8 +465,33 @@ pub fn stream(
                 break;
             }
         }
-        core.job_credits.closed(&credits);
-        tracing::info!(worker = %worker, "worker left the job stream");
+        let open = core.job_credits.closed(&credits);
+        if shutdown.is_cancelled() {
+            // This core is stopping: the worker keeps its jobs and reports them through
+            // another core, which accepts a report while its lease is current.
+            tracing::info!(worker = %worker, "job stream closed by shutdown");
+            return;
+        }
+        // The worker went away (stopped, crashed, cut off): what it held is due again now
+        // rather than when the leases lapse.
+        let released = if open.is_empty() {
+            Ok(0)
+        } else {
+            let now = core.clock.now().timestamp_millis();
+            store::release_leases(&core.db, &open, now).await
+        };
+        let returned = match released {
+            Ok(n) => n,
+            Err(err) => {
+                tracing::warn!(error = %err, "could not give back a closed stream's jobs; their leases will lapse");
+                0
+            }
+        };
+        if returned > 0 {
+            metrics::counter!("webhook_jobs_returned_total").increment(returned);
+            core.webhook_wakeup.wake().await;
+        }
+        tracing::info!(worker = %worker, returned, "worker left the job stream");
     });
     rx
 }

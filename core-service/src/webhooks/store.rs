@@ -563,6 +563,30 @@ pub async fn release(db: &impl ConnectionTrait, id: Uuid, token: &str) -> AppRes
     Ok(())
 }
 
+/// Gives back every delivery still leased under `tokens` (a job stream closed while its core
+/// keeps running): due at `now_ms`, the same delivery, no attempt counted. Returns how many.
+pub async fn release_leases(
+    db: &impl ConnectionTrait,
+    tokens: &[String],
+    now_ms: i64,
+) -> AppResult<u64> {
+    let released = webhook_deliveries::Entity::update_many()
+        .col_expr(webhook_deliveries::Column::LeaseUntilMs, Expr::value(0))
+        .col_expr(
+            webhook_deliveries::Column::LeaseToken,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(
+            webhook_deliveries::Column::NextAttemptAtMs,
+            Expr::value(now_ms),
+        )
+        .filter(webhook_deliveries::Column::LeaseToken.is_in(tokens.iter().map(String::as_str)))
+        .filter(webhook_deliveries::Column::Queued.eq(1))
+        .exec(db)
+        .await?;
+    Ok(released.rows_affected)
+}
+
 /// What an attempt's report changes.
 pub struct AttemptResult {
     pub status: &'static str,

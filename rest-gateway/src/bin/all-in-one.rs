@@ -77,7 +77,24 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     tracing::info!(
         "gateway listening on http://{http} (console at http://{http}/console/, API reference at http://{http}/docs)"
     );
-    println!("business messaging: http://{http}  (gRPC {grpc}, database {database})");
+    // The start-up line, on standard output for launchers to read: text, or with
+    // LOG_FORMAT=json one JSON object shaped like the log lines.
+    if proto::telemetry::LogFormat::from_env() == Some(proto::telemetry::LogFormat::Json) {
+        let line = serde_json::json!({
+            "timestamp": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+            "level": "INFO",
+            "fields": {
+                "message": "business messaging",
+                "url": format!("http://{http}"),
+                "grpc": grpc.to_string(),
+                "database": database,
+            },
+            "target": "all_in_one",
+        });
+        println!("{line}");
+    } else {
+        println!("business messaging: http://{http}  (gRPC {grpc}, database {database})");
+    }
 
     proto::shutdown::signal().await;
     cancel.cancel();

@@ -6,6 +6,7 @@ use proto::ErrorCode;
 use serde::Serialize;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::health_client::HealthClient;
 use utoipa::ToSchema;
 
 use crate::envelope::{ApiError, ApiResult, Envelope, ok};
@@ -29,30 +30,41 @@ pub async fn healthz() -> ApiResult {
     ))
 }
 
-/// Readiness: the core answers its gRPC health check.
+/// Readiness: at least one core answers its gRPC health check with `SERVING`.
 #[utoipa::path(get, path = "/readyz", tag = "ops",
     responses(
         (status = 200, description = "Ready", body = Envelope<Health>),
     ))]
 pub async fn readyz(State(state): State<AppState>) -> ApiResult {
-    let reply = state
-        .health
-        .clone()
-        .check(HealthCheckRequest {
-            service: String::new(),
-        })
-        .await
-        .map_err(|_| ApiError::new(ErrorCode::ServiceUnavailable, "core not reachable"))?;
-    if reply.into_inner().status() != ServingStatus::Serving {
-        return Err(ApiError::new(
-            ErrorCode::ServiceUnavailable,
-            "core not serving",
-        ));
+    // The cores not marked down first; the first that serves answers.
+    let mut order: Vec<usize> = (0..state.cores.len()).collect();
+    order.sort_by_key(|&i| state.cores.is_down(i));
+    let mut reached = false;
+    for i in order {
+        let reply = HealthClient::new(state.cores.only(i))
+            .check(HealthCheckRequest {
+                service: String::new(),
+            })
+            .await;
+        match reply {
+            Ok(reply) if reply.get_ref().status() == ServingStatus::Serving => {
+                return Ok(ok(
+                    StatusCode::OK,
+                    Health {
+                        status: "ok".into(),
+                    },
+                ));
+            }
+            Ok(_) => reached = true,
+            Err(_) => {}
+        }
     }
-    Ok(ok(
-        StatusCode::OK,
-        Health {
-            status: "ok".into(),
+    Err(ApiError::new(
+        ErrorCode::ServiceUnavailable,
+        if reached {
+            "core not serving"
+        } else {
+            "core not reachable"
         },
     ))
 }

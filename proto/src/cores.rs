@@ -1,0 +1,383 @@
+//! Several cores behind one client: the gateway, the workers and the operator commands take
+//! `CORE_URL` as a comma-separated list and reach the cores through a [`Cores`] picker.
+//!
+//! - One lazily connected channel per core; calls go round robin over the cores not marked
+//!   down.
+//! - A core is marked down when a call to it fails to connect, and probed every second (a new
+//!   connection) until it accepts one again; then it takes calls again.
+//! - A call that failed to connect was never sent, so it is sent to another core (one not
+//!   marked down when there is one), each core tried at most once. A call that reached a core that then died answers
+//!   its error (503 at the gateway): it may have been carried out.
+//! - With every core marked down, calls still go round robin over all of them (a mark may be
+//!   stale), and answer `Unavailable` when none connects.
+//!
+//! Every call of `bm.v1` sends one request message (the job stream streams only its answers),
+//! so with several cores a request's body is read whole before it is sent, to be sent again.
+//! With one core, requests pass straight through.
+//!
+//! tonic's `balance_list` neither sends a failed call elsewhere nor reliably takes a recovered
+//! core back, hence this small picker.
+
+use std::error::Error as StdError;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use http_body_util::BodyExt;
+use tonic::body::Body;
+use tonic::transport::{Channel, Endpoint};
+use tower::ServiceExt;
+
+type BoxError = Box<dyn StdError + Send + Sync>;
+type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>>;
+
+/// How often a core marked down is tried again.
+pub const PROBE_EVERY: Duration = Duration::from_secs(1);
+
+/// The cores of one `CORE_URL`, with what this process knows of each.
+#[derive(Clone)]
+pub struct Cores {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    cores: Vec<Core>,
+    next: AtomicUsize,
+    probing: AtomicBool,
+}
+
+struct Core {
+    url: String,
+    endpoint: Endpoint,
+    channel: Channel,
+    down: AtomicBool,
+}
+
+/// Which core answered a call (in the response's extensions): the worker sends its reports to
+/// the core that holds its job stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoreIndex(pub usize);
+
+impl Cores {
+    /// The cores of `core_url` (one URL, or several separated by commas), each endpoint made by
+    /// [`crate::channel::endpoint`] and then `configure` (timeouts, keep-alive).
+    ///
+    /// Errors name the setting at fault, as [`crate::channel::endpoint`] does, and an empty or
+    /// repeated entry.
+    pub fn new(
+        core_url: &str,
+        tls_ca: Option<&Path>,
+        configure: impl Fn(Endpoint) -> Endpoint,
+    ) -> Result<Cores, String> {
+        let urls: Vec<&str> = core_url.split(',').map(str::trim).collect();
+        if urls.iter().any(|u| u.is_empty()) {
+            return Err(format!(
+                "CORE_URL {core_url}: one URL, or several separated by commas (an entry is empty)"
+            ));
+        }
+        let mut cores = Vec::with_capacity(urls.len());
+        for (i, url) in urls.iter().enumerate() {
+            if urls[..i].contains(url) {
+                return Err(format!("CORE_URL {core_url}: {url} is listed twice"));
+            }
+            // A CA is refused only when no listed core uses TLS.
+            let ca = tls_ca.filter(|_| url.starts_with("https://") || !any_https(&urls));
+            let endpoint = configure(crate::channel::endpoint(url, ca)?);
+            cores.push(Core {
+                url: url.to_string(),
+                channel: endpoint.connect_lazy(),
+                endpoint,
+                down: AtomicBool::new(false),
+            });
+        }
+        Ok(Cores {
+            inner: Arc::new(Inner {
+                cores,
+                // Processes that make one call each (operator commands) start at different
+                // cores.
+                next: AtomicUsize::new(std::process::id() as usize),
+                probing: AtomicBool::new(false),
+            }),
+        })
+    }
+
+    /// How many cores are listed.
+    pub fn len(&self) -> usize {
+        self.inner.cores.len()
+    }
+
+    /// Never: a `CORE_URL` names at least one core.
+    pub fn is_empty(&self) -> bool {
+        self.inner.cores.is_empty()
+    }
+
+    /// The listed URLs, in order.
+    pub fn urls(&self) -> Vec<&str> {
+        self.inner.cores.iter().map(|c| c.url.as_str()).collect()
+    }
+
+    /// The URLs as one string for logs.
+    pub fn describe(&self) -> String {
+        self.urls().join(",")
+    }
+
+    /// Whether core `index` is marked down.
+    pub fn is_down(&self, index: usize) -> bool {
+        self.inner.cores[index].down.load(Ordering::Relaxed)
+    }
+
+    /// A transport for generated clients: each call goes to the next core not marked down.
+    pub fn channel(&self) -> CoreChannel {
+        CoreChannel {
+            inner: self.inner.clone(),
+            prefer: None,
+        }
+    }
+
+    /// A transport that sends every call to core `index` first, and to another core only when
+    /// that one is marked down or fails to connect.
+    pub fn preferring(&self, index: usize) -> CoreChannel {
+        CoreChannel {
+            inner: self.inner.clone(),
+            prefer: Some(index.min(self.inner.cores.len() - 1)),
+        }
+    }
+
+    /// A transport that reaches core `index` only (readiness asks each core in turn).
+    pub fn only(&self, index: usize) -> Channel {
+        self.inner.cores[index].channel.clone()
+    }
+}
+
+fn any_https(urls: &[&str]) -> bool {
+    urls.iter().any(|u| u.starts_with("https://"))
+}
+
+impl Inner {
+    /// The core for the next call: `prefer` when it is not marked down, else the next in turn
+    /// not marked down, else the next in turn; never one of `tried`, when there is another.
+    fn pick(&self, prefer: Option<usize>, tried: &[usize]) -> usize {
+        let n = self.cores.len();
+        let all_tried = (0..n).all(|i| tried.contains(&i));
+        let usable = |i: usize| all_tried || !tried.contains(&i);
+        if let Some(i) = prefer
+            && usable(i)
+            && !self.cores[i].down.load(Ordering::Relaxed)
+        {
+            return i;
+        }
+        let start = self.next.fetch_add(1, Ordering::Relaxed);
+        let candidates = (0..n).map(|k| (start + k) % n).filter(|&i| usable(i));
+        let mut first = None;
+        for i in candidates {
+            if !self.cores[i].down.load(Ordering::Relaxed) {
+                return i;
+            }
+            first.get_or_insert(i);
+        }
+        first.unwrap_or(start % n)
+    }
+
+    fn mark_down(self: &Arc<Self>, index: usize, err: &BoxError) {
+        let core = &self.cores[index];
+        if !core.down.swap(true, Ordering::Relaxed) {
+            tracing::warn!(core = %core.url, error = %describe(err.as_ref()), "core unreachable; marked down, probed every second");
+        }
+        if !self.probing.swap(true, Ordering::AcqRel) {
+            let inner = self.clone();
+            tokio::spawn(async move { inner.probe().await });
+        }
+    }
+
+    /// Tries each core marked down every second until none is.
+    async fn probe(self: Arc<Self>) {
+        loop {
+            tokio::time::sleep(PROBE_EVERY).await;
+            let mut still_down = false;
+            for core in &self.cores {
+                if !core.down.load(Ordering::Relaxed) {
+                    continue;
+                }
+                match core.endpoint.connect().await {
+                    Ok(_) => {
+                        core.down.store(false, Ordering::Relaxed);
+                        tracing::info!(core = %core.url, "core reachable again");
+                    }
+                    Err(_) => still_down = true,
+                }
+            }
+            if !still_down {
+                self.probing.store(false, Ordering::Release);
+                // A core marked down between the last look and the flag: probe it too.
+                if self.cores.iter().any(|c| c.down.load(Ordering::Relaxed))
+                    && !self.probing.swap(true, Ordering::AcqRel)
+                {
+                    continue;
+                }
+                return;
+            }
+        }
+    }
+
+    async fn send(
+        &self,
+        index: usize,
+        mut request: http::Request<Body>,
+    ) -> Result<http::Response<Body>, BoxError> {
+        request.extensions_mut().insert(CoreIndex(index));
+        let channel = self.cores[index].channel.clone();
+        let mut response = channel.oneshot(request).await.map_err(BoxError::from)?;
+        response.extensions_mut().insert(CoreIndex(index));
+        Ok(response)
+    }
+}
+
+/// Whether `err` (or what caused it) is a failure to connect: the request was never sent.
+pub fn is_connect_error(err: &(dyn StdError + 'static)) -> bool {
+    let mut cause: Option<&(dyn StdError + 'static)> = Some(err);
+    while let Some(e) = cause {
+        if e.downcast_ref::<tonic::ConnectError>().is_some() {
+            return true;
+        }
+        cause = e.source();
+    }
+    false
+}
+
+/// What went wrong, in words: the error and its deepest cause ("transport error: Connection
+/// refused (os error 111)").
+pub fn describe(err: &(dyn StdError + 'static)) -> String {
+    let mut deepest = err;
+    while let Some(cause) = deepest.source() {
+        deepest = cause;
+    }
+    if std::ptr::addr_eq(deepest, err) {
+        err.to_string()
+    } else {
+        format!("{err}: {deepest}")
+    }
+}
+
+/// The transport that [`Cores::channel`] and [`Cores::preferring`] give to generated clients.
+#[derive(Clone)]
+pub struct CoreChannel {
+    inner: Arc<Inner>,
+    prefer: Option<usize>,
+}
+
+impl tower::Service<http::Request<Body>> for CoreChannel {
+    type Response = http::Response<Body>;
+    type Error = BoxError;
+    type Future = BoxFuture<Result<http::Response<Body>, BoxError>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        // Each call waits for its own core's channel.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<Body>) -> Self::Future {
+        let inner = self.inner.clone();
+        let prefer = self.prefer;
+        Box::pin(async move {
+            let n = inner.cores.len();
+            let first = inner.pick(prefer, &[]);
+            if n == 1 {
+                return inner.send(first, request).await;
+            }
+            let (parts, body) = request.into_parts();
+            let bytes = body.collect().await?.to_bytes();
+            // A call that failed to connect goes to another core, each core tried once.
+            let mut tried = Vec::with_capacity(n);
+            let mut core = first;
+            loop {
+                let request =
+                    http::Request::from_parts(parts.clone(), Body::new(full(bytes.clone())));
+                match inner.send(core, request).await {
+                    Err(err) if is_connect_error(err.as_ref()) => {
+                        inner.mark_down(core, &err);
+                        tried.push(core);
+                        if tried.len() == n {
+                            return Err(err);
+                        }
+                        core = inner.pick(None, &tried);
+                    }
+                    answer => return answer,
+                }
+            }
+        })
+    }
+}
+
+fn full(bytes: bytes::Bytes) -> http_body_util::Full<bytes::Bytes> {
+    http_body_util::Full::new(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cores(urls: &str) -> Cores {
+        Cores::new(urls, None, |e| e).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_list_is_parsed_and_each_entry_checked() {
+        assert_eq!(cores("http://a:1").len(), 1);
+        assert_eq!(
+            cores(" http://a:1 , http://b:2").urls(),
+            ["http://a:1", "http://b:2"]
+        );
+        let err = Cores::new("http://a:1,,http://b:2", None, |e| e)
+            .err()
+            .unwrap();
+        assert!(err.contains("an entry is empty"), "{err}");
+        let err = Cores::new("http://a:1,http://a:1", None, |e| e)
+            .err()
+            .unwrap();
+        assert!(err.contains("listed twice"), "{err}");
+        let err = Cores::new("http://a:1,not a url", None, |e| e)
+            .err()
+            .unwrap();
+        assert!(err.starts_with("CORE_URL not a url"), "{err}");
+        let ca = Path::new("/nonexistent/ca.pem");
+        let err = Cores::new("http://a:1,http://b:2", Some(ca), |e| e)
+            .err()
+            .unwrap();
+        assert!(err.starts_with("CORE_TLS_CA"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn calls_go_round_robin_over_the_cores_not_marked_down() {
+        let cores = cores("http://a:1,http://b:2,http://c:3");
+        let picks: Vec<usize> = (0..6).map(|_| cores.inner.pick(None, &[])).collect();
+        for (i, pick) in picks.iter().enumerate() {
+            assert_eq!(*pick, (picks[0] + i) % 3, "{picks:?}");
+        }
+        cores.inner.cores[1].down.store(true, Ordering::Relaxed);
+        let picks: Vec<usize> = (0..4).map(|_| cores.inner.pick(None, &[])).collect();
+        assert!(!picks.contains(&1), "{picks:?}");
+        assert!(picks.contains(&0) && picks.contains(&2), "{picks:?}");
+        // A preferred core, unless it is down; never the excluded one when there is another.
+        assert_eq!(cores.inner.pick(Some(2), &[]), 2);
+        assert_ne!(cores.inner.pick(Some(1), &[]), 1);
+        for _ in 0..4 {
+            assert_ne!(cores.inner.pick(None, &[0]), 0);
+            assert_eq!(
+                cores.inner.pick(None, &[0, 2]),
+                1,
+                "down, but the only one untried"
+            );
+        }
+        assert!(cores.inner.pick(None, &[0, 1, 2]) < 3, "all tried: any");
+        // All down: still round robin over all of them.
+        for core in &cores.inner.cores {
+            core.down.store(true, Ordering::Relaxed);
+        }
+        let picks: Vec<usize> = (0..3).map(|_| cores.inner.pick(None, &[])).collect();
+        let mut sorted = picks.clone();
+        sorted.sort();
+        assert_eq!(sorted, [0, 1, 2], "{picks:?}");
+    }
+}

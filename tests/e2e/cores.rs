@@ -1,0 +1,266 @@
+//! Several cores: the picker behind `CORE_URL` (a call reaching a live core while another
+//! address refuses connections; a recovered core taking calls again), and a closed job
+//! stream's two cases (a worker gone: its jobs due at once; a core shutting down: the worker's
+//! report accepted by another core).
+
+use std::time::Duration;
+
+use core_service::clock::Clock as _;
+use core_service::entities::webhook_deliveries;
+use futures::StreamExt;
+use proto::v1 as pb;
+use proto::v1::webhook_job_service_client::WebhookJobServiceClient;
+use sea_orm::EntityTrait;
+
+use crate::e2e;
+use crate::fixtures::proxy::Proxy;
+use crate::fixtures::*;
+use crate::harness::{TestApp, eventually};
+
+const BIZ: &str = "+14155550170";
+const FAN: &str = "+14155550171";
+
+/// A port on loopback that refuses connections.
+async fn refused_url() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    format!("http://{addr}")
+}
+
+fn core_addr(app: &TestApp) -> std::net::SocketAddr {
+    app.grpc_url
+        .trim_start_matches("http://")
+        .parse()
+        .expect("a plain http core URL")
+}
+
+/// A business's owner reads their profile through `base`: a call that needs the core.
+async fn me(app: &TestApp, base: &str, token: &str) -> u16 {
+    app.request_at(base, reqwest::Method::GET, "/me", Some(token), None)
+        .await
+        .status
+}
+
+e2e!(
+    a_call_reaches_the_live_core_when_another_listed_address_refuses_connections,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        let (_, token) = follower(&app, &biz, FAN, false).await;
+        let (refused, refused_too) = (refused_url().await, refused_url().await);
+        // Refusing addresses first and last: round robin sends calls to them in turn.
+        let gateway = app
+            .gateway_for(&format!("{refused},{},{refused_too}", app.grpc_url))
+            .await;
+        let gateway_fail = app.gateway_for(&refused).await;
+        for _ in 0..9 {
+            assert_eq!(me(&app, &gateway.base, &token).await, 200);
+        }
+        // A send, too (the body is sent again whole).
+        for _ in 0..3 {
+            app.request_at(
+                &gateway.base,
+                reqwest::Method::POST,
+                &format!("/v1/{}/messages", biz.id),
+                Some(&biz.app_token),
+                Some(utility(FAN)),
+            )
+            .await
+            .assert_ok(200);
+        }
+        let ready = app
+            .request_at(&gateway.base, reqwest::Method::GET, "/readyz", None, None)
+            .await;
+        ready.assert_ok(200);
+        // With no core reachable, 503 as before.
+        app.request_at(
+            &gateway_fail.base,
+            reqwest::Method::GET,
+            "/me",
+            Some(&token),
+            None,
+        )
+        .await
+        .assert_error(503, "service_unavailable");
+        app.request_at(
+            &gateway_fail.base,
+            reqwest::Method::GET,
+            "/readyz",
+            None,
+            None,
+        )
+        .await
+        .assert_error(503, "service_unavailable");
+    }
+);
+
+e2e!(a_core_that_recovers_takes_calls_again, |app| async move {
+    let (_, token) = app.user(FAN).await;
+    let mut second = Proxy::start(core_addr(&app)).await;
+    let gateway = app
+        .gateway_for(&format!("{},{}", app.grpc_url, second.url()))
+        .await;
+    // Both addresses take calls.
+    for _ in 0..4 {
+        assert_eq!(me(&app, &gateway.base, &token).await, 200);
+    }
+    assert!(second.connections() >= 1, "the second address took calls");
+    // It goes down: calls keep succeeding on the first.
+    second.down();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    for _ in 0..6 {
+        assert_eq!(me(&app, &gateway.base, &token).await, 200);
+    }
+    let before = second.connections();
+    // It comes back on the same address: the probe (every second) or a call finds it, and it
+    // takes calls again.
+    second.up().await;
+    eventually("the recovered core takes calls again", async || {
+        for _ in 0..4 {
+            assert_eq!(me(&app, &gateway.base, &token).await, 200);
+        }
+        // One connection is the probe's; the next is the core's channel, taking calls.
+        (second.connections() >= before + 2).then_some(())
+    })
+    .await;
+    // Readiness holds throughout.
+    app.request_at(&gateway.base, reqwest::Method::GET, "/readyz", None, None)
+        .await
+        .assert_ok(200);
+});
+
+/// One utility send whose `message.sent` delivery waits for a worker (none runs); returns its
+/// delivery id.
+async fn one_pending_delivery(app: &TestApp, receiver: &Receiver) -> uuid::Uuid {
+    app.stop_workers();
+    let biz = live_business(app, BIZ, ALL_SCOPES).await;
+    follower(app, &biz, FAN, false).await;
+    register_webhook(app, &biz, &receiver.url(), &["message.sent"]).await;
+    send_utility(app, &biz, FAN).await;
+    let entry = wait_delivery(app, &biz, |d| d["event_type"] == "message.sent").await;
+    entry["id"].as_str().unwrap().parse().unwrap()
+}
+
+async fn delivery(app: &TestApp, id: uuid::Uuid) -> webhook_deliveries::Model {
+    webhook_deliveries::Entity::find_by_id(id)
+        .one(&app.core.db)
+        .await
+        .unwrap()
+        .expect("the delivery exists")
+}
+
+/// A worker's job stream on the core at `url`, and its first job.
+async fn take_one_job(
+    url: &str,
+) -> (
+    WebhookJobServiceClient<tonic::transport::Channel>,
+    tonic::Streaming<pb::Job>,
+    pb::Job,
+) {
+    let mut client = WebhookJobServiceClient::connect(url.to_string())
+        .await
+        .unwrap();
+    let mut stream = client
+        .jobs(pb::JobsRequest {
+            worker_id: "test-worker".into(),
+            max_in_flight: 4,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let job = tokio::time::timeout(Duration::from_secs(20), stream.next())
+        .await
+        .expect("a job within 20 s")
+        .expect("the stream is open")
+        .expect("a job");
+    (client, stream, job)
+}
+
+e2e!(
+    a_closed_job_stream_gives_its_unreported_jobs_back_at_once,
+    |app| async move {
+        let receiver = Receiver::start().await;
+        let id = one_pending_delivery(&app, &receiver).await;
+        let (client, stream, job) = take_one_job(&app.grpc_url).await;
+        assert_eq!(job.delivery_id, id.to_string());
+        let leased = delivery(&app, id).await;
+        assert_eq!(
+            leased.lease_token.as_deref(),
+            Some(job.lease_token.as_str())
+        );
+        // The worker goes away without reporting (the clock never moves: nothing lapses).
+        drop(stream);
+        drop(client);
+        let now_ms = app.clock.now().timestamp_millis();
+        let released = eventually("the job is given back", async || {
+            let row = delivery(&app, id).await;
+            row.lease_token.is_none().then_some(row)
+        })
+        .await;
+        assert!(
+            released.next_attempt_at_ms <= now_ms,
+            "due at once, not when the lease lapses"
+        );
+        assert_eq!(released.attempts, 0, "no attempt counted");
+        assert_eq!(released.status, "pending");
+        // A worker gets it straight away: the same delivery, attempted once.
+        app.start_worker();
+        let got = receiver.wait_for(1).await;
+        assert_eq!(got[0].header("x-service-delivery"), id.to_string());
+        let done = eventually("the attempt is reported", async || {
+            let row = delivery(&app, id).await;
+            (row.status == "succeeded").then_some(row)
+        })
+        .await;
+        assert_eq!(done.attempts, 1);
+    }
+);
+
+e2e!(
+    a_core_shutting_down_keeps_the_leases_and_another_core_takes_the_report,
+    |app| async move {
+        let receiver = Receiver::start().await;
+        let id = one_pending_delivery(&app, &receiver).await;
+        let second = app.second_stack(|_| {}).await;
+        let (_client, mut stream, job) = take_one_job(&second.grpc_url).await;
+        assert_eq!(job.delivery_id, id.to_string());
+        // The second core stops: the stream ends and the lease stays with the worker.
+        drop(second);
+        let ended = tokio::time::timeout(Duration::from_secs(20), async {
+            while let Some(Ok(_)) = stream.next().await {}
+        })
+        .await;
+        assert!(ended.is_ok(), "the stream ends when its core stops");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let held = delivery(&app, id).await;
+        assert_eq!(
+            held.lease_token.as_deref(),
+            Some(job.lease_token.as_str()),
+            "a core shutting down gives nothing back"
+        );
+        // The worker reports through the other core, which accepts it: the lease is current.
+        let mut other = WebhookJobServiceClient::connect(app.grpc_url.clone())
+            .await
+            .unwrap();
+        other
+            .report_batch(pb::JobReports {
+                reports: vec![pb::JobReport {
+                    delivery_id: job.delivery_id.clone(),
+                    lease_token: job.lease_token.clone(),
+                    http_status: Some(204),
+                    error: None,
+                    duration_ms: Some(5),
+                }],
+            })
+            .await
+            .unwrap();
+        let row = delivery(&app, id).await;
+        assert_eq!(row.status, "succeeded");
+        assert_eq!(row.attempts, 1);
+        assert!(row.lease_token.is_none());
+        // Nobody attempts it again.
+        app.start_worker();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert!(receiver.received().is_empty());
+    }
+);
