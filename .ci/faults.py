@@ -9,7 +9,15 @@ with unique Idempotency-Keys, while
   3. the core is killed (SIGKILL) in the middle of a broadcast to 2,000 followers and restarted:
      the new core takes the broadcast over once the lease lapses (30 s), and every follower
      ends with exactly one message of it and that message with exactly one outcome and one
-     outcome event.
+     outcome event;
+  4. two cores on one PostgreSQL behind one gateway and one worker (CORE_URL lists both), one
+     core killed (SIGKILL) under the load: every answer is 200 or 503, a 503 only for a request
+     sent before the kill or within 200 ms after it, sends accepted again within 5 s, every
+     acknowledged send stored once with one outcome, and one webhook per X-Service-Delivery
+     for each of them within 60 s of the kill;
+  5. the worker killed (SIGKILL) with deliveries in flight at a slow receiver and restarted:
+     the core gives the jobs of its closed stream back at once, and all of them are delivered
+     within 10 s of the restart.
 
 Each client retries a failed send with the same key until it is accepted. The run passes when:
 no answer is a 500 (or anything but the envelope); every failure is 503 `service_unavailable`
@@ -191,6 +199,142 @@ def start_stack(bindir, database_url, logdir):
     raise SystemExit("the stack did not start (see the logs)")
 
 
+class Fleet:
+    """Two cores on one database behind one gateway and one webhook worker, as separate
+    processes; the gateway, the worker and the operator commands list both cores in CORE_URL."""
+
+    def __init__(self, bindir, database_url, logdir):
+        self.database_url = database_url
+        self.bindir = bindir
+        grpc = [free_port(), free_port()]
+        http_port = free_port()
+        self.core_url = ",".join(f"http://127.0.0.1:{g}" for g in grpc)
+        self.api = f"http://127.0.0.1:{http_port}"
+        env = dict(os.environ)
+        for k in ("RUST_LOG", "LOG_FORMAT"):
+            env.pop(k, None)
+        env.update(INTERNAL_TOKEN=INTERNAL_TOKEN, CORE_URL=self.core_url, NO_COLOR="1",
+                   METRICS_ADDR="off")
+        self.env = env
+        self.cores = [
+            Proc(f"fleet-core{i}", [os.path.join(bindir, "core-service")],
+                 dict(env, DATABASE_URL=database_url, GRPC_ADDR=f"127.0.0.1:{g}",
+                      JWT_SECRET=JWT_SECRET, MASTER_KEY=MASTER_KEY,
+                      DATABASE_MAX_CONNECTIONS="10", WEBHOOK_ALLOW_INSECURE="true"), logdir)
+            for i, g in enumerate(grpc)]
+        self.gateway = Proc("fleet-gateway", [os.path.join(bindir, "rest-gateway")],
+                            dict(env, HTTP_ADDR=f"127.0.0.1:{http_port}",
+                                 CORE_TIMEOUT_SECS=str(CORE_TIMEOUT_SECS)), logdir)
+        self.worker = Proc("fleet-worker", [os.path.join(bindir, "webhook-worker")], env, logdir)
+        self.procs = self.cores + [self.gateway, self.worker]
+
+    def ready(self):
+        return http("GET", self.api + "/readyz", timeout=2)[0] == 200
+
+    def core_ready(self, i):
+        """Whether core `i` alone serves: its health check answered through a gateway of one."""
+        return subprocess.run(
+            [os.path.join(self.bindir, "core-service"), "admin", "--core-url",
+             self.core_url.split(",")[i], "list-businesses"],
+            env=self.env, capture_output=True).returncode == 0
+
+    def start(self):
+        for proc in self.procs:
+            proc.start()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if any(p.p.poll() is not None for p in self.procs):
+                log("a binary exited at start (port taken?):\n" + self.cores[0].tail(3))
+                self.stop()
+                return False
+            try:
+                if self.ready() and all(self.core_ready(i) for i in range(2)):
+                    return True
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise SystemExit("timed out waiting for the fleet to be ready")
+
+    def demo(self):
+        out = subprocess.run(
+            [os.path.join(self.bindir, "core-service"), "admin", "demo", "--yes"],
+            env=self.env, check=True, capture_output=True, text=True,
+        ).stdout
+        return json.loads(out)
+
+    def webhook(self, demo, url):
+        """Registers an endpoint of the demo business for the outcome events."""
+        status, body = http("POST", self.api + "/business/webhooks",
+                            {"url": url, "events": ["message.sent", "message.failed"]},
+                            {"Authorization": f"Bearer {demo['owner_access_token']}"})
+        if status != 201:
+            raise SystemExit(f"registering the webhook: {status} {body[:200]!r}")
+
+    def stop(self):
+        for proc in reversed(self.procs):
+            proc.stop()
+
+
+def start_fleet(bindir, database_url, logdir):
+    for _ in range(3):
+        fleet = Fleet(bindir, database_url, logdir)
+        if fleet.start():
+            return fleet
+    raise SystemExit("the fleet did not start (see the logs)")
+
+
+class Receiver:
+    """A webhook receiver on loopback: answers 204 after `delay` seconds and records every
+    delivery (arrival, answer, X-Service-Delivery, event type, message id, answered or not)."""
+
+    def __init__(self, delay=0.0):
+        import http.server
+
+        self.delay = delay
+        self.lock = threading.Lock()
+        self.got = []
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                arrived = time.monotonic()
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                try:
+                    payload = json.loads(raw)
+                except ValueError:
+                    payload = {}
+                time.sleep(receiver.delay)
+                answered = True
+                try:
+                    self.send_response(204)
+                    self.end_headers()
+                except OSError:
+                    answered = False
+                with receiver.lock:
+                    receiver.got.append({
+                        "arrived": arrived, "answered_at": time.monotonic(),
+                        "delivery": self.headers.get("X-Service-Delivery"),
+                        "type": payload.get("type"),
+                        "message": (payload.get("data") or {}).get("message_send_id"),
+                        "answered": answered,
+                    })
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def received(self):
+        with self.lock:
+            return list(self.got)
+
+    def stop(self):
+        self.server.shutdown()
+
+
 class Load:
     """`clients` threads, each sending with a new key and retrying it until accepted."""
 
@@ -303,13 +447,19 @@ def check(load, stack, recoveries, name):
             failures.append(f"{key}: accepted {e['done'] - back[-1]:.1f} s after recovery")
     log(f"{name}: slowest retry answered {slowest:.1f} s after the service was back")
 
-    # Every acknowledged send is stored once, and ends with one outcome.
+    return failures + check_stored(load, stack.database_url, name)
+
+
+def check_stored(load, database_url, name):
+    """Every acknowledged send is stored once, and ends with one outcome."""
+    failures = []
+    accepted = {k: e for k, e in load.keys.items() if e["id"]}
     ids = {e["id"] for e in accepted.values()}
     if len(ids) != len(accepted):
         failures.append("two keys were answered with the same message")
 
     def settled():
-        rows = psql(stack.database_url,
+        rows = psql(database_url,
                     "SELECT count(*) FROM messages WHERE status = 'accepted'")
         return rows[0][0] == "0"
 
@@ -317,7 +467,7 @@ def check(load, stack, recoveries, name):
         wait_until("every message to have its outcome", settled, timeout=90)
     except SystemExit as e:
         failures.append(str(e))
-    stored = {r[0]: r[1] for r in psql(stack.database_url, "SELECT id, status FROM messages")}
+    stored = {r[0]: r[1] for r in psql(database_url, "SELECT id, status FROM messages")}
     missing = ids - set(stored)
     extra = set(stored) - ids
     if missing:
@@ -325,7 +475,7 @@ def check(load, stack, recoveries, name):
     if extra:
         failures.append(f"{len(extra)} messages stored that no key was answered with")
     outcomes = {}
-    for (data,) in psql(stack.database_url,
+    for (data,) in psql(database_url,
                         "SELECT data FROM events WHERE event_type IN ('message.sent', 'message.failed')"):
         mid = json.loads(data).get("message_send_id")
         outcomes[mid] = outcomes.get(mid, 0) + 1
@@ -442,6 +592,138 @@ def broadcast_kill(bindir, admin_url, logdir):
         psql(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def core_of_two_killed(bindir, admin_url, logdir):
+    """Two cores behind one gateway and one worker; one core killed under the load."""
+    name, url = create_database(admin_url)
+    fleet = None
+    receiver = Receiver()
+    failures = []
+    try:
+        fleet = start_fleet(bindir, url, logdir)
+        demo = fleet.demo()
+        fleet.webhook(demo, receiver.url)
+        load = Load(fleet, demo)
+        load.start()
+        time.sleep(3)
+        fleet.cores[0].kill()
+        killed = time.monotonic()
+        log("one of two cores killed")
+        time.sleep(6)
+        load.stop()
+        failures += list(load.problems)
+        keys = load.keys
+        accepted = {k: e for k, e in keys.items() if e["id"]}
+        answers = {}
+        late_503 = []
+        for key, e in keys.items():
+            for (t0, _, status, code) in e["attempts"]:
+                answers[(status, code)] = answers.get((status, code), 0) + 1
+                if status != 200 and (status, code) != (503, "service_unavailable"):
+                    failures.append(f"{key}: answered {status} {code}")
+                if status == 503 and t0 > killed + 0.2:
+                    late_503.append(f"{key} ({t0 - killed:.2f} s after the kill)")
+        log(f"{name}: {len(keys)} keys, {len(accepted)} accepted; answers: "
+            + ", ".join(f"{s} {c or ''}: {n}" for (s, c), n in sorted(
+                answers.items(), key=lambda x: str(x))))
+        if late_503:
+            failures.append(f"503 for requests sent more than 200 ms after the kill: {late_503[:5]}")
+        # Sends are accepted again within 5 s: every key that met the kill, and new ones.
+        for key, e in accepted.items():
+            met = e["attempts"][0][0] <= killed or any(a[2] == 503 for a in e["attempts"])
+            if met and e["done"] > killed + RECOVERY_SECS:
+                failures.append(f"{key}: accepted {e['done'] - killed:.1f} s after the kill")
+        after = [e for e in accepted.values() if killed < e["attempts"][0][0] <= killed + 5]
+        if not after:
+            failures.append("no send was accepted within 5 s of the kill")
+        failures += check_stored(load, url, name)
+        # One webhook per acknowledged send and per X-Service-Delivery, within 60 s of the kill.
+        ids = {e["id"] for e in accepted.values()}
+
+        def all_delivered():
+            got = {d["message"] for d in receiver.received() if d["answered"]}
+            return ids <= got
+
+        try:
+            wait_until("a webhook for every acknowledged send",
+                       all_delivered, timeout=max(1, killed + 60 - time.monotonic()))
+        except SystemExit as e:
+            got = {d["message"] for d in receiver.received()}
+            failures.append(f"{e}: {len(ids - got)} of {len(ids)} sends have none")
+        time.sleep(1)
+        per_delivery, per_message = {}, {}
+        for d in receiver.received():
+            per_delivery[d["delivery"]] = per_delivery.get(d["delivery"], 0) + 1
+            per_message.setdefault(d["message"], set()).add(d["delivery"])
+        twice = [k for k, n in per_delivery.items() if n > 1]
+        if twice:
+            failures.append(f"{len(twice)} deliveries arrived more than once, e.g. {twice[:3]}")
+        several = [m for m, ds in per_message.items() if len(ds) > 1]
+        if several:
+            failures.append(f"{len(several)} sends have more than one delivery")
+        last = max((d["answered_at"] for d in receiver.received()), default=killed)
+        log(f"{name}: {len(per_delivery)} webhooks for {len(ids)} acknowledged sends, the last "
+            f"{last - killed:.1f} s after the kill")
+        return failures
+    finally:
+        receiver.stop()
+        if fleet:
+            fleet.stop()
+        psql(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def worker_killed(bindir, admin_url, logdir):
+    """The worker killed with deliveries in flight at a slow receiver, then restarted."""
+    name, url = create_database(admin_url)
+    fleet = None
+    receiver = Receiver(delay=1.5)
+    failures = []
+    sends = 16
+    try:
+        fleet = start_fleet(bindir, url, logdir)
+        demo = fleet.demo()
+        fleet.webhook(demo, receiver.url)
+        auth = {"Authorization": f"Bearer {demo['app_token']}"}
+        followers = [f["phone_number"] for f in demo["followers"]]
+        for i in range(sends):
+            status, body = http("POST", f"{fleet.api}/v1/{demo['business_account_id']}/messages",
+                                {"to": followers[i % len(followers)], "category": "utility",
+                                 "body": f"slow receiver {i}"}, auth)
+            if status != 200:
+                return [f"send {i}: {status} {body[:200]!r}"]
+        wait_until("deliveries in flight at the receiver",
+                   lambda: in_flight(url) >= 4, timeout=60)
+        fleet.worker.kill()
+        unreported = sends - delivered(url)
+        log(f"worker killed with {unreported} deliveries unreported")
+        fleet.worker.start()
+        restarted = time.monotonic()
+        try:
+            done = wait_until("every delivery to succeed", lambda: delivered(url) == sends,
+                              timeout=60)
+            log(f"{name}: all {sends} delivered {done - restarted:.1f} s after the restart")
+            if done - restarted > 10:
+                failures.append(f"delivered {done - restarted:.1f} s after the restart (over 10 s)")
+        except SystemExit as e:
+            failures.append(f"{e}: {delivered(url)} of {sends}")
+        if unreported == 0:
+            failures.append("nothing was in flight when the worker was killed")
+        return failures
+    finally:
+        receiver.stop()
+        if fleet:
+            fleet.stop()
+        psql(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def in_flight(url):
+    """Deliveries leased and not yet reported."""
+    return int(psql(url, "SELECT COUNT(*) FROM webhook_deliveries WHERE lease_token IS NOT NULL")[0][0])
+
+
+def delivered(url):
+    return int(psql(url, "SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'succeeded'")[0][0])
+
+
 def as_postgres(argv):
     if os.geteuid() == 0:
         return ["runuser", "-u", "postgres", "--"] + argv
@@ -535,7 +817,11 @@ def main():
     for name, run in (("core killed", lambda: core_kill(bindir, args.admin_url, logdir)),
                       ("PostgreSQL stopped", lambda: private_postgres(bindir, logdir)),
                       ("core killed mid-broadcast",
-                       lambda: broadcast_kill(bindir, args.admin_url, logdir))):
+                       lambda: broadcast_kill(bindir, args.admin_url, logdir)),
+                      ("one of two cores killed",
+                       lambda: core_of_two_killed(bindir, args.admin_url, logdir)),
+                      ("worker killed at a slow receiver",
+                       lambda: worker_killed(bindir, args.admin_url, logdir))):
         if args.only and args.only not in name:
             continue
         started = time.monotonic()
@@ -545,7 +831,8 @@ def main():
     if failures:
         for f in failures:
             print("FAIL", f, flush=True)
-        for name in ("core", "gateway"):
+        for name in ("core", "gateway", "fleet-core0", "fleet-core1", "fleet-gateway",
+                     "fleet-worker"):
             path = os.path.join(logdir, f"{name}.log")
             if os.path.exists(path):
                 with open(path, errors="replace") as f:

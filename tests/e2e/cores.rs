@@ -264,3 +264,31 @@ e2e!(
         assert!(receiver.received().is_empty());
     }
 );
+
+e2e!(
+    a_worker_moves_to_another_core_when_its_stream_ends,
+    |app| async move {
+        let receiver = Receiver::start().await;
+        app.stop_workers();
+        // Two addresses of the one core: the test can cut the one that carries the stream.
+        let mut first = Proxy::start(core_addr(&app)).await;
+        let mut second = Proxy::start(core_addr(&app)).await;
+        app.start_worker_for(&format!("{},{}", first.url(), second.url()));
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
+        send_utility(&app, &biz, FAN).await;
+        receiver.wait_for(1).await;
+        // The worker calls only the core of its stream (jobs and reports).
+        let (carrying, other) = match (first.connections(), second.connections()) {
+            (0, n) if n > 0 => (&mut second, &mut first),
+            (n, 0) if n > 0 => (&mut first, &mut second),
+            counts => panic!("one address carries the stream and its reports: {counts:?}"),
+        };
+        carrying.down();
+        // The stream ends; the worker opens one through the other address and delivers.
+        send_utility(&app, &biz, FAN).await;
+        receiver.wait_for(2).await;
+        assert!(other.connections() >= 1, "the worker moved");
+    }
+);

@@ -367,7 +367,13 @@ impl TestApp {
 
     /// Starts one more webhook worker on this core's job stream; returns its stop switch.
     pub fn start_worker(&self) -> CancellationToken {
-        let mut config = webhook_worker::WorkerConfig::for_core(self.grpc_url.clone());
+        self.start_worker_for(&self.grpc_url.clone())
+    }
+
+    /// Starts one more webhook worker whose `CORE_URL` is `core_url` (one core or several);
+    /// returns its stop switch.
+    pub fn start_worker_for(&self, core_url: &str) -> CancellationToken {
+        let mut config = webhook_worker::WorkerConfig::for_core(core_url);
         config.core_tls_ca = self.core_tls_ca.clone();
         config.internal_token = self.config.internal_token.clone();
         if let Some(n) = self.worker_concurrency {

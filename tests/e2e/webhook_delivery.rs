@@ -318,7 +318,10 @@ e2e!(
         );
         assert_ne!(got[0].json()["id"], got[1].json()["id"]);
         let done = wait_delivery(&app, &biz, |d| d["status"] == "succeeded").await;
-        assert_eq!(done["attempts"], 1, "the attempt never reported is not counted");
+        assert_eq!(
+            done["attempts"], 1,
+            "the attempt never reported is not counted"
+        );
     }
 );
 

@@ -130,24 +130,35 @@ impl Worker {
         let this = Arc::new(self);
         let strict = this.client(false);
         let permissive = this.client(true);
-        let mut wait = Duration::from_millis(200);
+        let mut wait = FIRST_WAIT;
         loop {
-            let session =
-                this.clone()
-                    .session(&cores, strict.clone(), permissive.clone(), cancel.clone());
+            let mut held = false;
+            let session = this.clone().session(
+                &cores,
+                strict.clone(),
+                permissive.clone(),
+                cancel.clone(),
+                &mut held,
+            );
             match session.await {
                 Ok(()) if cancel.is_cancelled() => return Ok(()),
-                // The stream ended (its core stopped, or dropped it): straight to another.
-                Ok(()) => wait = Duration::from_millis(200),
+                Ok(()) => {}
                 Err(err) => {
                     tracing::warn!(error = %err, core = %cores.describe(), "job stream unavailable")
                 }
             }
+            // A stream that was open has ended (its core stopped, or dropped it): straight to
+            // another core. Else wait, longer each time, up to 5 s.
+            let pause = if held { Duration::ZERO } else { wait };
+            wait = if held {
+                FIRST_WAIT
+            } else {
+                (wait * 2).min(Duration::from_secs(5))
+            };
             tokio::select! {
                 () = cancel.cancelled() => return Ok(()),
-                () = tokio::time::sleep(wait) => {}
+                () = tokio::time::sleep(pause) => {}
             }
-            wait = (wait * 2).min(Duration::from_secs(5));
         }
     }
 
@@ -158,6 +169,7 @@ impl Worker {
         strict: reqwest::Client,
         permissive: reqwest::Client,
         cancel: CancellationToken,
+        held: &mut bool,
     ) -> anyhow::Result<()> {
         let mut client = WebhookJobServiceClient::new(cores.channel());
         let slots = Arc::new(Semaphore::new(self.config.settings.concurrency.max(1)));
@@ -166,6 +178,7 @@ impl Worker {
             max_in_flight: self.config.settings.concurrency as u32,
         });
         let response = client.jobs(request).await?;
+        *held = true;
         let core = response.extensions().get::<CoreIndex>().map_or(0, |c| c.0);
         let mut stream = response.into_inner();
         // Reports go out through one task that batches them; it ends once every delivery of
@@ -207,13 +220,12 @@ impl Worker {
             let job = tokio::select! {
                 biased;
                 () = cancel.cancelled() => return Ok(()),
-                Some(job) = urgent.recv() => job,
-                Some(job) = bulk.recv() => job,
-                else => {
-                    // The stream ended: with the core's error, if it sent one.
-                    reader.await??;
-                    return Ok(());
-                }
+                job = next_job(&mut urgent, &mut bulk) => job,
+            };
+            let Some(job) = job else {
+                // The stream ended (both queues drained): with the core's error, if it sent one.
+                reader.await??;
+                return Ok(());
             };
             let http = if job.allow_private_targets {
                 permissive.clone()
@@ -277,6 +289,23 @@ impl Worker {
         }
     }
 }
+
+/// The next job to attempt: one of `urgent` first, else one of `bulk`; `None` once both are
+/// closed and empty (the job stream ended).
+async fn next_job(
+    urgent: &mut mpsc::UnboundedReceiver<pb::Job>,
+    bulk: &mut mpsc::UnboundedReceiver<pb::Job>,
+) -> Option<pb::Job> {
+    tokio::select! {
+        biased;
+        Some(job) = urgent.recv() => Some(job),
+        Some(job) = bulk.recv() => Some(job),
+        else => None,
+    }
+}
+
+/// The first pause before opening a job stream again after a failure.
+const FIRST_WAIT: Duration = Duration::from_millis(200);
 
 /// The most reports sent in one call.
 const REPORT_BATCH: usize = 256;
