@@ -36,6 +36,8 @@ mod harness;
 mod reads;
 #[path = "bench/scheduled.rs"]
 mod scheduled;
+#[path = "bench/split.rs"]
+mod split;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
@@ -110,6 +112,15 @@ struct Args {
     /// Seconds to wait for the webhook backlog to drain after a phase.
     #[arg(long, default_value_t = 120)]
     drain_timeout: u64,
+    /// Deployments to run the phases on, in order: `all-in-one` (the stack in this process, as
+    /// the all-in-one binary runs it) and `split` (two gateways, two cores and two workers as
+    /// separate processes of the release binaries, PostgreSQL only; the phases closed, rate
+    /// and baseline).
+    #[arg(long, value_delimiter = ',', default_value = "all-in-one")]
+    topology: Vec<String>,
+    /// Where the release binaries of the split topology are (default: beside the examples).
+    #[arg(long)]
+    bin_dir: Option<std::path::PathBuf>,
 }
 
 /// Every `message.sent` delivery that reached the receiver: message id and arrival.
@@ -157,28 +168,53 @@ async fn start_receiver() -> (Arc<Arrivals>, String) {
 type Accepted = (String, Instant);
 
 struct Load {
-    addr: String,
+    /// The gateways: new connections go to each in turn.
+    addrs: Vec<String>,
+    next: std::sync::atomic::AtomicUsize,
     path: String,
     token: String,
     bodies: Vec<Bytes>,
 }
 
-/// One keep-alive HTTP/1.1 connection to the gateway (a wrk-like client: no pool, no
+/// One keep-alive HTTP/1.1 connection to a gateway (a wrk-like client: no pool, no
 /// redirects, no per-request timers).
 struct Connection {
     sender: hyper::client::conn::http1::SendRequest<http_body_util::Full<Bytes>>,
+    addr: String,
 }
 
 impl Load {
+    fn new(addrs: Vec<String>, path: String, token: String, bodies: Vec<Bytes>) -> Load {
+        Load {
+            addrs,
+            next: std::sync::atomic::AtomicUsize::new(0),
+            path,
+            token,
+            bodies,
+        }
+    }
+
+    /// The same load (gateways, path, token) with other bodies.
+    fn with_bodies(&self, bodies: Vec<Bytes>) -> Load {
+        Load::new(
+            self.addrs.clone(),
+            self.path.clone(),
+            self.token.clone(),
+            bodies,
+        )
+    }
+
     async fn connect(&self) -> Connection {
-        let stream = tokio::net::TcpStream::connect(&self.addr).await.unwrap();
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let addr = self.addrs[n % self.addrs.len()].clone();
+        let stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
         stream.set_nodelay(true).unwrap();
         let (sender, connection) =
             hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
                 .await
                 .unwrap();
         tokio::spawn(connection);
-        Connection { sender }
+        Connection { sender, addr }
     }
 
     /// Sends one message on `connection`; returns the id when accepted.
@@ -191,7 +227,7 @@ impl Load {
             connection.sender.ready().await.ok()?;
         }
         let request = hyper::Request::post(&self.path)
-            .header("host", &self.addr)
+            .header("host", &connection.addr)
             .header("authorization", &self.token)
             .header("idempotency-key", key)
             .header("content-type", "application/json")
@@ -393,24 +429,37 @@ async fn pg_backend_cpu(app: &TestApp) -> Option<HashMap<i32, f64>> {
     (!cpu.is_empty()).then_some(cpu)
 }
 
-/// CPU time at a phase's start: this process's and the database backends'.
+/// CPU time at a phase's start: this process's, the split topology's processes' by role, and
+/// the database backends'.
 struct CpuMark {
     stack: Option<f64>,
+    processes: std::collections::BTreeMap<&'static str, f64>,
     database: Option<HashMap<i32, f64>>,
 }
 
 impl CpuMark {
-    async fn now(app: &TestApp) -> Self {
+    async fn now(app: &TestApp, split: Option<&split::Split>) -> Self {
         Self {
             stack: cpu_secs("self"),
+            processes: split.map(split::Split::cpu).unwrap_or_default(),
             database: pg_backend_cpu(app).await,
         }
     }
 
-    /// CPU seconds spent since `self`: the stack's, and the backends' (a backend that
-    /// connected during the phase counts whole; one that left during it is not seen).
+    /// CPU seconds spent since `self` by each split role (empty in the all-in-one).
+    fn roles_since(&self, end: &CpuMark) -> Vec<(&'static str, f64)> {
+        end.processes
+            .iter()
+            .map(|(role, e)| (*role, e - self.processes.get(role).copied().unwrap_or(0.0)))
+            .collect()
+    }
+
+    /// CPU seconds spent since `self`: the stack's (every process of it, this one with the
+    /// load generator and receiver included), and the backends' (a backend that connected
+    /// during the phase counts whole; one that left during it is not seen).
     fn since(&self, end: &CpuMark) -> (Option<f64>, Option<f64>) {
-        let stack = end.stack.zip(self.stack).map(|(e, s)| e - s);
+        let roles: f64 = self.roles_since(end).iter().map(|(_, s)| s).sum();
+        let stack = end.stack.zip(self.stack).map(|(e, s)| e - s + roles);
         let database = match (&self.database, &end.database) {
             (Some(start), Some(end)) => Some(
                 end.iter()
@@ -454,14 +503,62 @@ async fn pg_transactions(app: &TestApp) -> Option<i64> {
     Some(last)
 }
 
+/// Rows written and index or sequential scans so far, by table (PostgreSQL's
+/// `pg_stat_user_tables`; read after `pg_transactions`, which waits for the counters to settle).
+async fn pg_table_stats(app: &TestApp) -> HashMap<String, (i64, i64)> {
+    if app.core.db.get_database_backend() != sea_orm::DbBackend::Postgres {
+        return HashMap::new();
+    }
+    let rows = app
+        .core
+        .db
+        .query_all_raw(sea_orm::Statement::from_string(
+            sea_orm::DbBackend::Postgres,
+            "SELECT relname::text AS t, (n_tup_ins + n_tup_upd + n_tup_del)::bigint AS w, \
+             (COALESCE(idx_scan, 0) + COALESCE(seq_scan, 0))::bigint AS r FROM pg_stat_user_tables",
+        ))
+        .await
+        .unwrap_or_default();
+    rows.iter()
+        .filter_map(|row| {
+            Some((
+                row.try_get::<String>("", "t").ok()?,
+                (
+                    row.try_get::<i64>("", "w").ok()?,
+                    row.try_get::<i64>("", "r").ok()?,
+                ),
+            ))
+        })
+        .collect()
+}
+
+/// What a phase's figures are counted from: SQL statements, transactions, webhook arrivals,
+/// CPU time, and table counters.
+type Before = (
+    u64,
+    Option<i64>,
+    usize,
+    CpuMark,
+    HashMap<String, (i64, i64)>,
+);
+
+/// SQL statements the core or cores ran so far.
+async fn statements(split: Option<&split::Split>) -> u64 {
+    match split {
+        Some(split) => split.statements().await,
+        None => core_service::db::STATEMENTS.load(Ordering::Relaxed),
+    }
+}
+
 async fn report(
     name: &str,
     app: &TestApp,
     args: &Args,
     arrivals: &Arrivals,
-    before: (u64, Option<i64>, usize, CpuMark),
+    split: Option<&split::Split>,
+    before: Before,
     mut result: PhaseResult,
-) {
+) -> f64 {
     let load_secs = (result.ended - result.started).as_secs_f64();
     let expected = result.accepted.len() * args.endpoints;
     let drain_deadline = result.ended + Duration::from_secs(args.drain_timeout);
@@ -496,15 +593,30 @@ async fn report(
         .collect();
     webhook.sort();
     result.latencies.sort();
-    let (cpu_stack, cpu_database) = before.3.since(&CpuMark::now(app).await);
-    let statements = core_service::db::STATEMENTS.load(Ordering::Relaxed) - before.0;
+    let end_mark = CpuMark::now(app, split).await;
+    let (cpu_stack, cpu_database) = before.3.since(&end_mark);
+    let roles = before.3.roles_since(&end_mark);
+    if split.is_some() {
+        // The cores publish db_statements_total every 5 s.
+        tokio::time::sleep(Duration::from_secs(6)).await;
+    }
+    let statements = statements(split).await.saturating_sub(before.0);
     let transactions = match before.1 {
         Some(start) => pg_transactions(app).await.map(|end| end - start),
         None => None,
     };
+    let tables_after = pg_table_stats(app).await;
     let messages = result.accepted.len().max(1) as f64;
 
-    println!("\n== {name} ({:?}) ==", app.core.db.get_database_backend());
+    let topology = if split.is_some() {
+        "split: 2 gateways, 2 cores, 2 workers"
+    } else {
+        "all-in-one"
+    };
+    println!(
+        "\n== {name} ({:?}, {topology}) ==",
+        app.core.db.get_database_backend()
+    );
     println!(
         "accepted: {} sends in {:.1} s = {:.0} sends/s (refused or failed: {})",
         result.accepted.len(),
@@ -547,13 +659,48 @@ async fn report(
         per_send(cpu_stack),
         per_send(cpu_database)
     );
+    if !roles.is_empty() {
+        let bench = cpu_stack.map(|total| total - roles.iter().map(|(_, s)| s).sum::<f64>());
+        println!(
+            "cpu_us_per_send by process: {}, bench (load generator and receiver) {}",
+            roles
+                .iter()
+                .map(|(role, secs)| format!("{role} {}", per_send(Some(*secs))))
+                .collect::<Vec<_>>()
+                .join(", "),
+            per_send(bench)
+        );
+    }
     if let Some(transactions) = transactions {
         println!(
             "commits per message (pg_stat_database): {:.2}; statements including BEGIN/COMMIT at most {:.2}",
             transactions as f64 / messages,
             (statements as f64 + 2.0 * transactions as f64) / messages
         );
+        let mut tables: Vec<(String, f64, f64)> = tables_after
+            .iter()
+            .map(|(t, (w, r))| {
+                let (w0, r0) = before.4.get(t).copied().unwrap_or((0, 0));
+                (
+                    t.clone(),
+                    (w - w0) as f64 / messages,
+                    (r - r0) as f64 / messages,
+                )
+            })
+            .filter(|(_, w, r)| *w >= 0.05 || *r >= 0.05)
+            .collect();
+        tables.sort_by(|a, b| (b.1 + b.2).total_cmp(&(a.1 + a.2)));
+        println!(
+            "per message, rows written / scans by table (pg_stat_user_tables): {}",
+            tables
+                .iter()
+                .take(8)
+                .map(|(t, w, r)| format!("{t} {w:.2}/{r:.2}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
+    result.accepted.len() as f64 / load_secs.max(1e-9)
 }
 
 macro_rules! minimal_accept {
@@ -585,7 +732,7 @@ macro_rules! minimal_accept {
         let id = uuid::Uuid::now_v7().to_string();
         sqlx::query("INSERT INTO bench_keys (business_id, key, request_hash, message_id, expires_at_ms) VALUES ($1, $2, $3, $4, $5)")
             .bind(business_id.to_string())
-            .bind(format!("baseline-{}-{}", $c, $i))
+            .bind(format!("baseline-{}-{}-{}", uuid::Uuid::new_v4().simple(), $c, $i))
             .bind("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
             .bind(&id)
             .bind(0i64)
@@ -621,9 +768,9 @@ async fn baseline(
     duration: Duration,
 ) {
     for sql in [
-        "CREATE TABLE bench_keys (business_id VARCHAR(64) NOT NULL, key VARCHAR(255) NOT NULL, request_hash VARCHAR(64) NOT NULL, message_id VARCHAR(64), expires_at_ms BIGINT NOT NULL, PRIMARY KEY (business_id, key))",
-        "CREATE TABLE bench_messages (id VARCHAR(64) PRIMARY KEY, business_id VARCHAR(64) NOT NULL, recipient_user_id VARCHAR(64) NOT NULL, to_phone VARCHAR(20) NOT NULL, category VARCHAR(32) NOT NULL, body TEXT, status VARCHAR(16) NOT NULL, created_at_ms BIGINT NOT NULL)",
-        "CREATE TABLE bench_outbox (message_id VARCHAR(64) PRIMARY KEY, due_at_ms BIGINT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS bench_keys (business_id VARCHAR(64) NOT NULL, key VARCHAR(255) NOT NULL, request_hash VARCHAR(64) NOT NULL, message_id VARCHAR(64), expires_at_ms BIGINT NOT NULL, PRIMARY KEY (business_id, key))",
+        "CREATE TABLE IF NOT EXISTS bench_messages (id VARCHAR(64) PRIMARY KEY, business_id VARCHAR(64) NOT NULL, recipient_user_id VARCHAR(64) NOT NULL, to_phone VARCHAR(20) NOT NULL, category VARCHAR(32) NOT NULL, body TEXT, status VARCHAR(16) NOT NULL, created_at_ms BIGINT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS bench_outbox (message_id VARCHAR(64) PRIMARY KEY, due_at_ms BIGINT NOT NULL)",
     ] {
         app.core
             .db
@@ -736,73 +883,134 @@ async fn main() {
         .await
         .assert_ok(201);
     }
-    let load = Arc::new(Load {
-        addr: app.base.trim_start_matches("http://").to_string(),
-        path: format!("/v1/{}/messages", biz.id),
-        token: format!("Bearer {}", biz.app_token),
-        bodies: phones
-            .iter()
-            .map(|to| {
-                Bytes::from(
-                    json!({ "to": to, "category": "utility", "body": "benchmark" }).to_string(),
-                )
-            })
-            .collect(),
-    });
+    let bodies: Vec<Bytes> = phones
+        .iter()
+        .map(|to| {
+            Bytes::from(json!({ "to": to, "category": "utility", "body": "benchmark" }).to_string())
+        })
+        .collect();
+    let load = Arc::new(Load::new(
+        vec![app.base.trim_start_matches("http://").to_string()],
+        format!("/v1/{}/messages", biz.id),
+        format!("Bearer {}", biz.app_token),
+        bodies.clone(),
+    ));
     println!(
         "stack up: {:?}, {} followers, {} endpoint(s), {} connections, {} s per phase",
         backend, args.followers, args.endpoints, args.connections, args.duration
     );
     let duration = Duration::from_secs(args.duration);
     let mut closed_rate = None;
-    for phase in &args.phases {
-        let statements = core_service::db::STATEMENTS.load(Ordering::Relaxed);
-        let transactions = pg_transactions(&app).await;
-        let arrived = arrivals.log.lock().unwrap().len();
-        let before = (statements, transactions, arrived, CpuMark::now(&app).await);
-        match phase.as_str() {
-            "closed" => {
-                let result = closed_loop(load.clone(), args.connections, duration, "closed").await;
-                closed_rate = Some(
-                    result.accepted.len() as f64
-                        / (result.ended - result.started).as_secs_f64().max(1e-9),
+    // The closed-loop rate of each topology, for the split's ratio to the all-in-one.
+    let mut closed_rates: Vec<(String, f64)> = Vec::new();
+    let mut split_stack: Option<split::Split> = None;
+    let mut load = load;
+    let mut app = app;
+    for topology in &args.topology {
+        match topology.as_str() {
+            "all-in-one" => {
+                assert!(
+                    split_stack.is_none(),
+                    "--topology: all-in-one comes before split"
                 );
-                let name = format!("closed loop, {} connections", args.connections);
-                report(&name, &app, &args, &arrivals, before, result).await;
             }
-            "rate" => {
-                let result = fixed_rate(load.clone(), args.rate, duration, "rate").await;
-                let name = format!("fixed rate, {} sends/s", args.rate);
-                report(&name, &app, &args, &arrivals, before, result).await;
+            "split" => {
+                assert_eq!(
+                    backend,
+                    Backend::Postgres,
+                    "the split topology needs PostgreSQL (--db postgres)"
+                );
+                // The in-process core and worker stop: the six processes do all the work.
+                app.stop_workers();
+                app.stop_core().await;
+                let started = split::Split::start(
+                    &split::bin_dir(args.bin_dir.as_deref()),
+                    &app.config.database.database_url,
+                    pool,
+                )
+                .await;
+                load = Arc::new(Load::new(
+                    started.gateways.clone(),
+                    load.path.clone(),
+                    load.token.clone(),
+                    load.bodies.clone(),
+                ));
+                println!(
+                    "\nsplit topology up: gateways {}, the load spread over both",
+                    started.gateways.join(", ")
+                );
+                // The cores publish db_statements_total every 5 s: let it settle first.
+                tokio::time::sleep(Duration::from_secs(6)).await;
+                split_stack = Some(started);
             }
-            "baseline" => baseline(&app, &biz, &phones[0], args.connections, duration).await,
-            "reads" => {
-                let reads = reads::ReadArgs {
-                    audience: args.audience,
-                    seed_messages: args.seed_messages,
-                    rate: args.read_rate,
-                    connections: args.read_connections,
-                    duration: Duration::from_secs(args.read_duration),
-                    receiver: receiver.clone(),
-                };
-                reads::run(&app, &reads).await;
+            other => panic!("--topology takes all-in-one and split, not {other}"),
+        }
+        let split = split_stack.as_ref();
+        for phase in &args.phases {
+            if split.is_some() && !matches!(phase.as_str(), "closed" | "rate" | "baseline") {
+                eprintln!("the {phase} phase runs in the all-in-one topology only");
+                continue;
             }
-            "scheduled" => {
-                let phase = scheduled::ScheduledArgs {
-                    count: args.scheduled,
-                    lead: Duration::from_secs(args.lead),
-                    rate: args.rate,
-                    duration,
-                    connections: args.connections,
-                };
-                scheduled::run(&app, load.clone(), &phase).await;
-            }
-            "broadcast" => {
-                let auth = Arc::new(Load {
-                    addr: load.addr.clone(),
-                    path: load.path.clone(),
-                    token: load.token.clone(),
-                    bodies: phones
+            let statements = statements(split).await;
+            let transactions = pg_transactions(&app).await;
+            let arrived = arrivals.log.lock().unwrap().len();
+            let before = (
+                statements,
+                transactions,
+                arrived,
+                CpuMark::now(&app, split).await,
+                pg_table_stats(&app).await,
+            );
+            match phase.as_str() {
+                "closed" => {
+                    let result = closed_loop(
+                        load.clone(),
+                        args.connections,
+                        duration,
+                        &format!("closed-{topology}"),
+                    )
+                    .await;
+                    let name = format!("closed loop, {} connections", args.connections);
+                    let rate = report(&name, &app, &args, &arrivals, split, before, result).await;
+                    closed_rate = Some(rate);
+                    closed_rates.push((topology.clone(), rate));
+                }
+                "rate" => {
+                    let result = fixed_rate(
+                        load.clone(),
+                        args.rate,
+                        duration,
+                        &format!("rate-{topology}"),
+                    )
+                    .await;
+                    let name = format!("fixed rate, {} sends/s", args.rate);
+                    report(&name, &app, &args, &arrivals, split, before, result).await;
+                }
+                "baseline" => baseline(&app, &biz, &phones[0], args.connections, duration).await,
+                "reads" => {
+                    let reads = reads::ReadArgs {
+                        audience: args.audience,
+                        seed_messages: args.seed_messages,
+                        rate: args.read_rate,
+                        connections: args.read_connections,
+                        duration: Duration::from_secs(args.read_duration),
+                        receiver: receiver.clone(),
+                    };
+                    reads::run(&app, &reads).await;
+                }
+                "scheduled" => {
+                    let phase = scheduled::ScheduledArgs {
+                        count: args.scheduled,
+                        lead: Duration::from_secs(args.lead),
+                        rate: args.rate,
+                        duration,
+                        connections: args.connections,
+                    };
+                    scheduled::run(&app, load.clone(), &phase).await;
+                }
+                "broadcast" => {
+                    let auth = Arc::new(load.with_bodies(
+                    phones
                         .iter()
                         .map(|to| {
                             Bytes::from(
@@ -811,17 +1019,28 @@ async fn main() {
                             )
                         })
                         .collect(),
-                });
-                let phase = broadcast::BroadcastArgs {
-                    audience: args.audience,
-                    auth_rate: args.auth_rate,
-                    closed_rate,
-                    receiver: receiver.clone(),
-                    drain_timeout: Duration::from_secs(args.drain_timeout.max(600)),
-                };
-                broadcast::run(&app, auth, &arrivals, &phase).await;
+                ));
+                    let phase = broadcast::BroadcastArgs {
+                        audience: args.audience,
+                        auth_rate: args.auth_rate,
+                        closed_rate,
+                        receiver: receiver.clone(),
+                        drain_timeout: Duration::from_secs(args.drain_timeout.max(600)),
+                    };
+                    broadcast::run(&app, auth, &arrivals, &phase).await;
+                }
+                other => eprintln!("unknown phase {other}"),
             }
-            other => eprintln!("unknown phase {other}"),
         }
+    }
+    // The split's processes go before the database does.
+    drop(split_stack);
+    if let [(first, base), .., (last, rate)] = closed_rates.as_slice()
+        && first != last
+    {
+        println!(
+            "\nclosed loop: {last} {rate:.0} sends/s = {:.2}x {first} {base:.0} sends/s",
+            rate / base
+        );
     }
 }

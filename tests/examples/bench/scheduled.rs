@@ -61,20 +61,19 @@ pub async fn run(app: &TestApp, singles: Arc<Load>, args: &ScheduledArgs) {
         DateTime::from_timestamp(at.timestamp() + 1, 0).unwrap()
     };
     let stamp = send_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let scheduled = Arc::new(Load {
-        addr: singles.addr.clone(),
-        path: singles.path.clone(),
-        token: singles.token.clone(),
-        bodies: singles
-            .bodies
-            .iter()
-            .map(|body| {
-                let mut body: serde_json::Value = serde_json::from_slice(body).unwrap();
-                body["send_at"] = json!(stamp);
-                Bytes::from(body.to_string())
-            })
-            .collect(),
-    });
+    let scheduled = Arc::new(
+        singles.with_bodies(
+            singles
+                .bodies
+                .iter()
+                .map(|body| {
+                    let mut body: serde_json::Value = serde_json::from_slice(body).unwrap();
+                    body["send_at"] = json!(stamp);
+                    Bytes::from(body.to_string())
+                })
+                .collect(),
+        ),
+    );
     let accepting = Instant::now();
     let accepted = accept_count(scheduled, args.count, args.connections).await;
     let accepted_in = accepting.elapsed();
