@@ -321,6 +321,24 @@ pub struct MessageFailedData {
     pub broadcast_id: Option<String>,
 }
 
+/// Where a broadcast stands. `audience = accepted + skipped + not_created` once it started.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BroadcastCounts {
+    /// The business's active followers when it started; null before.
+    pub audience: Option<i64>,
+    /// Messages created (each an ordinary message of the history, source `broadcast`).
+    pub accepted: i64,
+    /// Followers who no longer followed, or no longer consented to marketing, when their
+    /// message would have been created: no message, no event.
+    pub skipped: i64,
+    /// Followers never reached because the broadcast was canceled (or its business stopped
+    /// being live and active) first.
+    pub not_created: i64,
+    /// Created messages delivered, and failed.
+    pub delivered: i64,
+    pub failed: i64,
+}
+
 /// `broadcast.completed`: every message a broadcast created has its outcome.
 #[derive(Serialize, ToSchema)]
 pub struct BroadcastCompletedData {
@@ -329,7 +347,7 @@ pub struct BroadcastCompletedData {
     /// `completed`, or `canceled` (canceled, or its business stopped being live and active).
     #[schema(value_type = BroadcastStatus, pattern = "^(completed|canceled)$")]
     pub status: String,
-    pub counts: crate::routes::broadcasts::BroadcastCounts,
+    pub counts: BroadcastCounts,
 }
 
 /// `grant.revoked`: a user revoked a developer app's sign-in grant.

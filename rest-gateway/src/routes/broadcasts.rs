@@ -11,6 +11,7 @@ use utoipa::ToSchema;
 use super::messages::{MarketingContent, string_field, text};
 use crate::envelope::{ApiError, ApiResult, Envelope, Null, ok};
 use crate::extract::{CallContext, JsonBody, PathParam, PathParams, idempotency_key, uuid_path};
+use crate::schema::BroadcastCounts;
 use crate::state::AppState;
 
 /// A broadcast as received (the core names what is wrong, in DESIGN.md's order).
@@ -92,24 +93,6 @@ pub struct RichBroadcast {
     /// The most messages per second, 1 to half of `BUSINESS_SENDS_PER_SECOND` (the default).
     #[schema(minimum = 1, example = 100)]
     pub max_per_second: Option<i64>,
-}
-
-/// Where a broadcast stands. `audience = accepted + skipped + not_created` once it started.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct BroadcastCounts {
-    /// The business's active followers when it started; null before.
-    pub audience: Option<i64>,
-    /// Messages created (each an ordinary message of the history, source `broadcast`).
-    pub accepted: i64,
-    /// Followers who no longer followed, or no longer consented to marketing, when their
-    /// message would have been created: no message, no event.
-    pub skipped: i64,
-    /// Followers never reached because the broadcast was canceled (or its business stopped
-    /// being live and active) first.
-    pub not_created: i64,
-    /// Created messages delivered, and failed.
-    pub delivered: i64,
-    pub failed: i64,
 }
 
 /// A broadcast.
