@@ -189,14 +189,15 @@ class Stack:
         self.core.stop()
 
 
-def start_stack(bindir, database_url, logdir):
-    """A started stack, on fresh free ports (up to three tries: a port picked as free can be
-    taken by another process before the binary binds it)."""
+def start_stack(bindir, database_url, logdir, kind=None):
+    """A started `kind` (Stack, or Fleet), on fresh free ports (up to three tries: a port picked
+    as free can be taken by another process before the binary binds it)."""
+    kind = kind or Stack
     for _ in range(3):
-        stack = Stack(bindir, database_url, logdir)
+        stack = kind(bindir, database_url, logdir)
         if stack.start():
             return stack
-    raise SystemExit("the stack did not start (see the logs)")
+    raise SystemExit(f"the {kind.__name__.lower()} did not start (see the logs)")
 
 
 class Fleet:
@@ -276,11 +277,7 @@ class Fleet:
 
 
 def start_fleet(bindir, database_url, logdir):
-    for _ in range(3):
-        fleet = Fleet(bindir, database_url, logdir)
-        if fleet.start():
-            return fleet
-    raise SystemExit("the fleet did not start (see the logs)")
+    return start_stack(bindir, database_url, logdir, Fleet)
 
 
 class Receiver:

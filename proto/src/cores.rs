@@ -224,9 +224,8 @@ impl Inner {
     async fn send(
         &self,
         index: usize,
-        mut request: http::Request<Body>,
+        request: http::Request<Body>,
     ) -> Result<http::Response<Body>, BoxError> {
-        request.extensions_mut().insert(CoreIndex(index));
         let channel = self.cores[index].channel.clone();
         let mut response = channel.oneshot(request).await.map_err(BoxError::from)?;
         response.extensions_mut().insert(CoreIndex(index));
