@@ -28,6 +28,8 @@
 
 #[path = "bench/broadcast.rs"]
 mod broadcast;
+#[path = "bench/external.rs"]
+mod external;
 #[path = "../e2e/fixtures/mod.rs"]
 mod fixtures;
 #[path = "../e2e/harness.rs"]
@@ -36,8 +38,6 @@ mod harness;
 mod reads;
 #[path = "bench/scheduled.rs"]
 mod scheduled;
-#[path = "bench/split.rs"]
-mod split;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
@@ -118,9 +118,40 @@ struct Args {
     /// and baseline).
     #[arg(long, value_delimiter = ',', default_value = "all-in-one")]
     topology: Vec<String>,
-    /// Where the release binaries of the split topology are (default: beside the examples).
+    /// Where the release binaries of `--external` and the split topology are (default: beside
+    /// the examples).
     #[arg(long)]
     bin_dir: Option<std::path::PathBuf>,
+    /// The stack as users run it: the all-in-one topology as the all-in-one release binary in a
+    /// process of its own, and the webhook receiver as another process (the load generator
+    /// stays in this one); CPU per send then counts the stack's processes and the database
+    /// only.
+    #[arg(long)]
+    external: bool,
+    /// Webhook workers of the split topology.
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+    /// `KEY=VALUE` given to every process of an external stack (for example
+    /// `WORKER_CONCURRENCY=128`); repeatable.
+    #[arg(long, value_parser = parse_env)]
+    stack_env: Vec<(String, String)>,
+    /// Milliseconds the external receiver waits before each answer (a receiver's latency).
+    #[arg(long, default_value_t = 0)]
+    receiver_delay_ms: u64,
+    /// Internal: serve the external receiver on this address and exit when killed.
+    #[arg(long, hide = true)]
+    serve_receiver: Option<String>,
+    /// Internal: where the external receiver writes its arrivals.
+    #[arg(long, hide = true)]
+    receiver_log: Option<std::path::PathBuf>,
+}
+
+fn parse_env(value: &str) -> Result<(String, String), String> {
+    value
+        .split_once('=')
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .filter(|(k, _)| !k.is_empty())
+        .ok_or_else(|| format!("{value}: expected KEY=VALUE"))
 }
 
 /// Every `message.sent` delivery that reached the receiver: message id and arrival.
@@ -380,7 +411,12 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
 }
 
 fn rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
+    rss_mb_of("self")
+}
+
+/// Resident memory of process `pid` (`self` for this one), in MB.
+fn rss_mb_of(pid: &str) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {
             s.lines()
@@ -429,37 +465,56 @@ async fn pg_backend_cpu(app: &TestApp) -> Option<HashMap<i32, f64>> {
     (!cpu.is_empty()).then_some(cpu)
 }
 
-/// CPU time at a phase's start: this process's, the split topology's processes' by role, and
-/// the database backends'.
+/// CPU time at a phase's start: this process's, an external stack's processes' by role, the
+/// external receiver's, and the database backends'.
 struct CpuMark {
-    stack: Option<f64>,
+    bench: Option<f64>,
     processes: std::collections::BTreeMap<&'static str, f64>,
+    receiver: Option<f64>,
     database: Option<HashMap<i32, f64>>,
 }
 
+/// CPU seconds spent during a phase.
+struct CpuSpent {
+    /// The stack's: its processes' when external, else this process's (load generator and
+    /// receiver included).
+    stack: Option<f64>,
+    database: Option<f64>,
+    /// By role, for an external stack.
+    roles: Vec<(&'static str, f64)>,
+    /// This process (load generator, and the receiver unless external).
+    bench: Option<f64>,
+    receiver: Option<f64>,
+}
+
 impl CpuMark {
-    async fn now(app: &TestApp, split: Option<&split::Split>) -> Self {
+    async fn now(
+        app: &TestApp,
+        external: Option<&external::External>,
+        receiver: Option<&external::Receiver>,
+    ) -> Self {
         Self {
-            stack: cpu_secs("self"),
-            processes: split.map(split::Split::cpu).unwrap_or_default(),
+            bench: cpu_secs("self"),
+            processes: external.map(external::External::cpu).unwrap_or_default(),
+            receiver: receiver.map(external::Receiver::cpu_secs),
             database: pg_backend_cpu(app).await,
         }
     }
 
-    /// CPU seconds spent since `self` by each split role (empty in the all-in-one).
-    fn roles_since(&self, end: &CpuMark) -> Vec<(&'static str, f64)> {
-        end.processes
+    /// CPU seconds spent since `self` (a backend that connected during the phase counts whole;
+    /// one that left during it is not seen).
+    fn since(&self, end: &CpuMark) -> CpuSpent {
+        let roles: Vec<(&'static str, f64)> = end
+            .processes
             .iter()
             .map(|(role, e)| (*role, e - self.processes.get(role).copied().unwrap_or(0.0)))
-            .collect()
-    }
-
-    /// CPU seconds spent since `self`: the stack's (every process of it, this one with the
-    /// load generator and receiver included), and the backends' (a backend that connected
-    /// during the phase counts whole; one that left during it is not seen).
-    fn since(&self, end: &CpuMark) -> (Option<f64>, Option<f64>) {
-        let roles: f64 = self.roles_since(end).iter().map(|(_, s)| s).sum();
-        let stack = end.stack.zip(self.stack).map(|(e, s)| e - s + roles);
+            .collect();
+        let bench = end.bench.zip(self.bench).map(|(e, s)| e - s);
+        let stack = if roles.is_empty() {
+            bench
+        } else {
+            Some(roles.iter().map(|(_, s)| s).sum())
+        };
         let database = match (&self.database, &end.database) {
             (Some(start), Some(end)) => Some(
                 end.iter()
@@ -468,7 +523,13 @@ impl CpuMark {
             ),
             _ => None,
         };
-        (stack, database)
+        CpuSpent {
+            stack,
+            database,
+            roles,
+            bench,
+            receiver: end.receiver.zip(self.receiver).map(|(e, s)| e - s),
+        }
     }
 }
 
@@ -543,9 +604,9 @@ type Before = (
 );
 
 /// SQL statements the core or cores ran so far.
-async fn statements(split: Option<&split::Split>) -> u64 {
-    match split {
-        Some(split) => split.statements().await,
+async fn statements(stack: Option<&external::External>) -> u64 {
+    match stack {
+        Some(stack) => stack.statements().await,
         None => core_service::db::STATEMENTS.load(Ordering::Relaxed),
     }
 }
@@ -555,7 +616,7 @@ async fn report(
     app: &TestApp,
     args: &Args,
     arrivals: &Arrivals,
-    split: Option<&split::Split>,
+    (stack, receiver): (Option<&external::External>, Option<&external::Receiver>),
     before: Before,
     mut result: PhaseResult,
 ) -> f64 {
@@ -593,14 +654,13 @@ async fn report(
         .collect();
     webhook.sort();
     result.latencies.sort();
-    let end_mark = CpuMark::now(app, split).await;
-    let (cpu_stack, cpu_database) = before.3.since(&end_mark);
-    let roles = before.3.roles_since(&end_mark);
-    if split.is_some() {
+    let end_mark = CpuMark::now(app, stack, receiver).await;
+    let spent = before.3.since(&end_mark);
+    if stack.is_some() {
         // The cores publish db_statements_total every 5 s.
         tokio::time::sleep(Duration::from_secs(6)).await;
     }
-    let statements = statements(split).await.saturating_sub(before.0);
+    let statements = statements(stack).await.saturating_sub(before.0);
     let transactions = match before.1 {
         Some(start) => pg_transactions(app).await.map(|end| end - start),
         None => None,
@@ -608,11 +668,10 @@ async fn report(
     let tables_after = pg_table_stats(app).await;
     let messages = result.accepted.len().max(1) as f64;
 
-    let topology = if split.is_some() {
-        "split: 2 gateways, 2 cores, 2 workers"
-    } else {
-        "all-in-one"
-    };
+    let topology = stack.map_or_else(
+        || "all-in-one, in the bench's process".to_string(),
+        |s| s.describe(),
+    );
     println!(
         "\n== {name} ({:?}, {topology}) ==",
         app.core.db.get_database_backend()
@@ -646,7 +705,14 @@ async fn report(
         if drained { "in" } else { "NOT within" },
         drain.as_secs_f64()
     );
-    println!("RSS after the load: {:.0} MB", rss_mb());
+    match stack {
+        Some(stack) => println!(
+            "RSS after the load: the stack's processes {:.0} MB (the bench's {:.0} MB)",
+            stack.rss_mb(),
+            rss_mb()
+        ),
+        None => println!("RSS after the load: {:.0} MB", rss_mb()),
+    }
     println!(
         "SQL statements per message (the core's, BEGIN/COMMIT not counted): {:.2}",
         statements as f64 / messages
@@ -654,22 +720,33 @@ async fn report(
     let per_send = |secs: Option<f64>| {
         secs.map_or_else(|| "-".to_string(), |s| format!("{:.0}", s * 1e6 / messages))
     };
+    let stack_is = if stack.is_some() {
+        "the stack's processes"
+    } else {
+        "this process with its load generator and receiver"
+    };
     println!(
-        "cpu_us_per_send stack={} database={} (user+system CPU per accepted send, drain included: this process with its load generator and receiver; the PostgreSQL backends of this database)",
-        per_send(cpu_stack),
-        per_send(cpu_database)
+        "cpu_us_per_send stack={} database={} (user+system CPU per accepted send, drain included: {stack_is}; the PostgreSQL backends of this database)",
+        per_send(spent.stack),
+        per_send(spent.database)
     );
-    if !roles.is_empty() {
-        let bench = cpu_stack.map(|total| total - roles.iter().map(|(_, s)| s).sum::<f64>());
-        println!(
-            "cpu_us_per_send by process: {}, bench (load generator and receiver) {}",
-            roles
-                .iter()
-                .map(|(role, secs)| format!("{role} {}", per_send(Some(*secs))))
-                .collect::<Vec<_>>()
-                .join(", "),
-            per_send(bench)
-        );
+    if !spent.roles.is_empty() {
+        let mut line: Vec<String> = spent
+            .roles
+            .iter()
+            .map(|(role, secs)| format!("{role} {}", per_send(Some(*secs))))
+            .collect();
+        match spent.receiver {
+            Some(receiver) => {
+                line.push(format!("bench (load generator) {}", per_send(spent.bench)));
+                line.push(format!("receiver {}", per_send(Some(receiver))));
+            }
+            None => line.push(format!(
+                "bench (load generator and receiver) {}",
+                per_send(spent.bench)
+            )),
+        }
+        println!("cpu_us_per_send by process: {}", line.join(", "));
     }
     if let Some(transactions) = transactions {
         println!(
@@ -844,6 +921,11 @@ async fn baseline(
 #[tokio::main]
 async fn main() {
     let args = Args::parse();
+    if let Some(addr) = &args.serve_receiver {
+        let log = args.receiver_log.clone().expect("--receiver-log");
+        external::serve_receiver(addr.clone(), log, args.receiver_delay_ms).await;
+        return;
+    }
     // Errors of the stack on stderr (RUST_LOG to see more).
     proto::telemetry::init_logging("error");
     // Record metrics as the binaries do, so their cost is in the figures.
@@ -873,7 +955,18 @@ async fn main() {
     for phone in &phones {
         follower(&app, &biz, phone, false).await;
     }
-    let (arrivals, receiver) = start_receiver().await;
+    let (arrivals, receiver, receiver_process) = if args.external {
+        let arrivals = Arc::new(Arrivals::default());
+        let process = external::Receiver::start(arrivals.clone(), args.receiver_delay_ms).await;
+        (arrivals, process.base.clone(), Some(process))
+    } else {
+        assert_eq!(
+            args.receiver_delay_ms, 0,
+            "--receiver-delay-ms needs --external"
+        );
+        let (arrivals, base) = start_receiver().await;
+        (arrivals, base, None)
+    };
     for n in 0..args.endpoints {
         app.post(
             "/business/webhooks",
@@ -903,16 +996,26 @@ async fn main() {
     let mut closed_rate = None;
     // The closed-loop rate of each topology, for the split's ratio to the all-in-one.
     let mut closed_rates: Vec<(String, f64)> = Vec::new();
-    let mut split_stack: Option<split::Split> = None;
+    let mut stack: Option<external::External> = None;
     let mut load = load;
     let mut app = app;
+    let stack_env = external::StackEnv {
+        database_url: app.config.database.database_url.clone(),
+        pool,
+        internal_token: app.config.internal_token.clone(),
+        extra: args.stack_env.clone(),
+        workers: args.workers,
+    };
+    let bin_dir = external::bin_dir(args.bin_dir.as_deref());
     for topology in &args.topology {
-        match topology.as_str() {
+        let started = match topology.as_str() {
             "all-in-one" => {
-                assert!(
-                    split_stack.is_none(),
-                    "--topology: all-in-one comes before split"
-                );
+                assert!(stack.is_none(), "--topology: all-in-one comes before split");
+                if args.external {
+                    Some(external::External::all_in_one(&bin_dir, &stack_env).await)
+                } else {
+                    None
+                }
             }
             "split" => {
                 assert_eq!(
@@ -920,45 +1023,45 @@ async fn main() {
                     Backend::Postgres,
                     "the split topology needs PostgreSQL (--db postgres)"
                 );
-                // The in-process core and worker stop: the six processes do all the work.
-                app.stop_workers();
-                app.stop_core().await;
-                let started = split::Split::start(
-                    &split::bin_dir(args.bin_dir.as_deref()),
-                    &app.config.database.database_url,
-                    pool,
-                )
-                .await;
-                load = Arc::new(Load::new(
-                    started.gateways.clone(),
-                    load.path.clone(),
-                    load.token.clone(),
-                    load.bodies.clone(),
-                ));
-                println!(
-                    "\nsplit topology up: gateways {}, the load spread over both",
-                    started.gateways.join(", ")
-                );
-                // The cores publish db_statements_total every 5 s: let it settle first.
-                tokio::time::sleep(Duration::from_secs(6)).await;
-                split_stack = Some(started);
+                // The previous external stack goes first.
+                drop(stack.take());
+                Some(external::External::split(&bin_dir, &stack_env).await)
             }
             other => panic!("--topology takes all-in-one and split, not {other}"),
+        };
+        if let Some(started) = started {
+            // The in-process core and worker stop: the stack's processes do all the work, and
+            // the phases' HTTP and admin calls go to them.
+            app.stop_workers();
+            app.stop_core().await;
+            app.base = format!("http://{}", started.gateways[0]);
+            app.grpc_url = started.cores[0].clone();
+            load = Arc::new(Load::new(
+                started.gateways.clone(),
+                load.path.clone(),
+                load.token.clone(),
+                load.bodies.clone(),
+            ));
+            println!(
+                "\n{} up: gateways {}",
+                started.describe(),
+                started.gateways.join(", ")
+            );
+            // The cores publish db_statements_total every 5 s: let it settle first.
+            tokio::time::sleep(Duration::from_secs(6)).await;
+            stack = Some(started);
         }
-        let split = split_stack.as_ref();
+        let stack = stack.as_ref();
+        let receiver_process = receiver_process.as_ref();
         for phase in &args.phases {
-            if split.is_some() && !matches!(phase.as_str(), "closed" | "rate" | "baseline") {
-                eprintln!("the {phase} phase runs in the all-in-one topology only");
-                continue;
-            }
-            let statements = statements(split).await;
+            let statements = statements(stack).await;
             let transactions = pg_transactions(&app).await;
             let arrived = arrivals.log.lock().unwrap().len();
             let before = (
                 statements,
                 transactions,
                 arrived,
-                CpuMark::now(&app, split).await,
+                CpuMark::now(&app, stack, receiver_process).await,
                 pg_table_stats(&app).await,
             );
             match phase.as_str() {
@@ -971,7 +1074,16 @@ async fn main() {
                     )
                     .await;
                     let name = format!("closed loop, {} connections", args.connections);
-                    let rate = report(&name, &app, &args, &arrivals, split, before, result).await;
+                    let rate = report(
+                        &name,
+                        &app,
+                        &args,
+                        &arrivals,
+                        (stack, receiver_process),
+                        before,
+                        result,
+                    )
+                    .await;
                     closed_rate = Some(rate);
                     closed_rates.push((topology.clone(), rate));
                 }
@@ -984,7 +1096,16 @@ async fn main() {
                     )
                     .await;
                     let name = format!("fixed rate, {} sends/s", args.rate);
-                    report(&name, &app, &args, &arrivals, split, before, result).await;
+                    report(
+                        &name,
+                        &app,
+                        &args,
+                        &arrivals,
+                        (stack, receiver_process),
+                        before,
+                        result,
+                    )
+                    .await;
                 }
                 "baseline" => baseline(&app, &biz, &phones[0], args.connections, duration).await,
                 "reads" => {
@@ -1026,6 +1147,7 @@ async fn main() {
                         closed_rate,
                         receiver: receiver.clone(),
                         drain_timeout: Duration::from_secs(args.drain_timeout.max(600)),
+                        stack_pids: stack.map(external::External::pids).unwrap_or_default(),
                     };
                     broadcast::run(&app, auth, &arrivals, &phase).await;
                 }
@@ -1033,8 +1155,8 @@ async fn main() {
             }
         }
     }
-    // The split's processes go before the database does.
-    drop(split_stack);
+    // The stack's processes go before the database does.
+    drop(stack);
     if let [(first, base), .., (last, rate)] = closed_rates.as_slice()
         && first != last
     {

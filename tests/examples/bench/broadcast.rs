@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::harness::TestApp;
-use crate::{Arrivals, Load, percentile, rss_mb};
+use crate::{Arrivals, Load, percentile, rss_mb, rss_mb_of};
 
 /// What the broadcast phase is told.
 pub struct BroadcastArgs {
@@ -35,15 +35,22 @@ pub struct BroadcastArgs {
     pub closed_rate: Option<f64>,
     pub receiver: String,
     pub drain_timeout: Duration,
+    /// An external stack's processes: their RSS (summed) is sampled too.
+    pub stack_pids: Vec<String>,
 }
 
 pub async fn run(app: &TestApp, auth: Arc<Load>, arrivals: &Arrivals, args: &BroadcastArgs) {
     let largest = Arc::new(AtomicU64::new(rss_mb() as u64));
+    let largest_stack = Arc::new(AtomicU64::new(0));
     let sampling = tokio::spawn({
         let largest = largest.clone();
+        let largest_stack = largest_stack.clone();
+        let pids = args.stack_pids.clone();
         async move {
             loop {
                 largest.fetch_max(rss_mb() as u64, Ordering::Relaxed);
+                let stack: f64 = pids.iter().map(|pid| rss_mb_of(pid)).sum();
+                largest_stack.fetch_max(stack as u64, Ordering::Relaxed);
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
         }
@@ -157,6 +164,12 @@ pub async fn run(app: &TestApp, auth: Arc<Load>, arrivals: &Arrivals, args: &Bro
         "largest RSS of the bench process during the phase: {} MB",
         largest.load(Ordering::Relaxed)
     );
+    if !args.stack_pids.is_empty() {
+        println!(
+            "largest RSS of the stack's processes (summed) during the phase: {} MB",
+            largest_stack.load(Ordering::Relaxed)
+        );
+    }
 }
 
 async fn create(app: &TestApp, token: &str, category: &str, pace: i64) -> Value {
