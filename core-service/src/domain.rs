@@ -9,6 +9,9 @@ fn invalid(field: &str, why: &str) -> AppError {
     AppError::new(ErrorCode::InvalidRequest, format!("{field}: {why}"))
 }
 
+/// Numbers whose libphonenumber answer is remembered (about 100 bytes each).
+const CHECKED_NUMBERS: usize = 20_000;
+
 /// A phone number in E.164 form (`+14155550123`), checked against libphonenumber's rules.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct PhoneNumber(String);
@@ -26,13 +29,21 @@ impl PhoneNumber {
         if !(2..=15).contains(&digits.len()) || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(err());
         }
-        let parsed = phonenumber::parse(None, text).map_err(|_| err())?;
-        if !phonenumber::is_valid(&parsed) {
-            return Err(err());
-        }
-        Ok(PhoneNumber(
-            parsed.format().mode(phonenumber::Mode::E164).to_string(),
-        ))
+        // libphonenumber's check is a pure function of the text, and the costliest step of a
+        // send (its metadata regexes): remember the answers for recent numbers.
+        static CHECKED: std::sync::LazyLock<quick_cache::sync::Cache<String, Option<String>>> =
+            std::sync::LazyLock::new(|| quick_cache::sync::Cache::new(CHECKED_NUMBERS));
+        let checked = CHECKED
+            .get_or_insert_with(text, || {
+                Ok::<_, std::convert::Infallible>(
+                    phonenumber::parse(None, text)
+                        .ok()
+                        .filter(phonenumber::is_valid)
+                        .map(|parsed| parsed.format().mode(phonenumber::Mode::E164).to_string()),
+                )
+            })
+            .unwrap_or_else(|never| match never {});
+        checked.map(PhoneNumber).ok_or_else(err)
     }
 
     pub fn as_str(&self) -> &str {

@@ -6,6 +6,11 @@ use core_service::config::{DEFAULT_DATABASE_URL, GrpcTlsArgs};
 use core_service::{CoreApp, CoreConfig, Overrides, db, telemetry};
 use tokio_util::sync::CancellationToken;
 
+/// mimalloc rather than glibc's malloc: the service allocates and frees many small buffers per
+/// request on every thread, where glibc's arenas spent about a quarter of its CPU.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "core-service",

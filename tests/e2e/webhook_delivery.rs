@@ -628,3 +628,42 @@ e2e!(
         assert_eq!(slow_until(&fast_endpoint).await, 0);
     }
 );
+
+e2e!(
+    a_receiver_that_answers_with_a_body_keeps_its_connection_for_the_next_delivery,
+    |app| async move {
+        // A receiver answering 200 with a body of a few kilobytes (more than arrives with the
+        // head), behind a proxy that counts connections.
+        let app_rx = axum::Router::new().route(
+            "/hook",
+            axum::routing::post(|| async { (axum::http::StatusCode::OK, "ok ".repeat(10_000)) }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let target = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app_rx).await });
+        let proxy = crate::fixtures::proxy::Proxy::start(target).await;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        register_webhook(
+            &app,
+            &biz,
+            &format!("{}/hook", proxy.url()),
+            &["message.sent"],
+        )
+        .await;
+        for n in 1..=3 {
+            send_utility(&app, &biz, FAN).await;
+            crate::harness::eventually("the delivery succeeded", async || {
+                let log = crate::fixtures::deliveries_log(&app, &biz).await;
+                (log.iter().filter(|d| d["status"] == "succeeded").count() >= n).then_some(())
+            })
+            .await;
+        }
+        // The worker read each answer to its end, so the pool kept the connection.
+        assert_eq!(
+            proxy.connections(),
+            1,
+            "one connection for three deliveries"
+        );
+    }
+);

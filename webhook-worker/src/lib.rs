@@ -271,22 +271,37 @@ impl Worker {
         }
     }
 
-    /// Sends reports as they come, gathering those that arrive while one batch is on its way
-    /// into the next (one call and one transaction in the core for many deliveries).
+    /// Sends reports as they come, gathering those that arrive while earlier batches are on
+    /// their way into the next (one call and one transaction in the core for many deliveries).
+    /// Up to [`REPORTS_IN_FLIGHT`] calls run at once: the core gives the stream room for more
+    /// jobs as each call arrives, so a report does not wait behind another's transaction.
     async fn report_loop(
         self: Arc<Self>,
-        mut client: WebhookJobServiceClient<CoreChannel>,
+        client: WebhookJobServiceClient<CoreChannel>,
         mut reports: mpsc::UnboundedReceiver<pb::JobReport>,
     ) {
+        let mut calls = tokio::task::JoinSet::new();
         let mut batch = Vec::with_capacity(REPORT_BATCH);
-        while reports.recv_many(&mut batch, REPORT_BATCH).await > 0 {
+        loop {
+            while calls.len() >= REPORTS_IN_FLIGHT {
+                calls.join_next().await;
+            }
+            // Collect finished calls without waiting, so the set does not grow.
+            while calls.try_join_next().is_some() {}
+            if reports.recv_many(&mut batch, REPORT_BATCH).await == 0 {
+                break;
+            }
             let sent = std::mem::take(&mut batch);
             let count = sent.len();
             let request = self.request(pb::JobReports { reports: sent });
-            if let Err(err) = client.report_batch(request).await {
-                tracing::warn!(error = %err, reports = count, "could not report; the leases will lapse");
-            }
+            let mut client = client.clone();
+            calls.spawn(async move {
+                if let Err(err) = client.report_batch(request).await {
+                    tracing::warn!(error = %err, reports = count, "could not report; the leases will lapse");
+                }
+            });
         }
+        while calls.join_next().await.is_some() {}
     }
 }
 
@@ -309,6 +324,13 @@ const FIRST_WAIT: Duration = Duration::from_millis(200);
 
 /// The most reports sent in one call.
 const REPORT_BATCH: usize = 256;
+
+/// The most report calls on their way at once.
+const REPORTS_IN_FLIGHT: usize = 3;
+
+/// The most of a receiver's answer body read (and dropped) so that its connection is kept for
+/// the next delivery; a longer body closes the connection instead.
+const DRAIN_BODY: usize = 64 * 1024;
 
 /// POSTs one job and describes what happened.
 pub async fn deliver(http: &reqwest::Client, job: &pb::Job) -> pb::JobReport {
@@ -334,7 +356,18 @@ pub async fn deliver(http: &reqwest::Client, job: &pb::Job) -> pb::JobReport {
         request = request.header(&header.name, &header.value);
     }
     match request.send().await {
-        Ok(response) => report.http_status = Some(u32::from(response.status().as_u16())),
+        Ok(mut response) => {
+            report.http_status = Some(u32::from(response.status().as_u16()));
+            // Read a short answer to its end: only then does the connection go back to the
+            // pool for the endpoint's next delivery (the request's timeout bounds this too).
+            let mut read = 0;
+            while read <= DRAIN_BODY {
+                match response.chunk().await {
+                    Ok(Some(chunk)) => read += chunk.len(),
+                    _ => break,
+                }
+            }
+        }
         Err(err) if err.is_timeout() => report.error = Some("timeout".to_string()),
         Err(err) => report.error = Some(describe(&err)),
     }
