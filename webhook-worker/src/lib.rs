@@ -271,10 +271,12 @@ impl Worker {
         }
     }
 
-    /// Sends reports as they come, gathering those that arrive while earlier batches are on
-    /// their way into the next (one call and one transaction in the core for many deliveries).
-    /// Up to [`REPORTS_IN_FLIGHT`] calls run at once: the core gives the stream room for more
-    /// jobs as each call arrives, so a report does not wait behind another's transaction.
+    /// Sends reports as they come, gathering those that arrive while a batch is on its way into
+    /// the next (one call and one transaction in the core for many deliveries). While a call
+    /// is on its way, another starts only once [`PIPELINE_AT`] reports wait (up to
+    /// [`REPORTS_IN_FLIGHT`] calls): the core gives the stream room for more jobs as each call
+    /// arrives, so under a heavy load a report does not wait behind another's transaction,
+    /// and under a light one the batches stay whole.
     async fn report_loop(
         self: Arc<Self>,
         client: WebhookJobServiceClient<CoreChannel>,
@@ -282,14 +284,25 @@ impl Worker {
     ) {
         let mut calls = tokio::task::JoinSet::new();
         let mut batch = Vec::with_capacity(REPORT_BATCH);
+        let mut open = true;
         loop {
-            while calls.len() >= REPORTS_IN_FLIGHT {
-                calls.join_next().await;
-            }
-            // Collect finished calls without waiting, so the set does not grow.
-            while calls.try_join_next().is_some() {}
-            if reports.recv_many(&mut batch, REPORT_BATCH).await == 0 {
-                break;
+            if calls.is_empty() {
+                if batch.is_empty()
+                    && (!open || reports.recv_many(&mut batch, REPORT_BATCH).await == 0)
+                {
+                    break;
+                }
+            } else {
+                let room = REPORT_BATCH - batch.len();
+                tokio::select! {
+                    _ = calls.join_next() => {}
+                    n = reports.recv_many(&mut batch, room), if open && room > 0 => {
+                        open = n > 0;
+                    }
+                }
+                if batch.len() < PIPELINE_AT || calls.len() >= REPORTS_IN_FLIGHT {
+                    continue;
+                }
             }
             let sent = std::mem::take(&mut batch);
             let count = sent.len();
@@ -327,6 +340,9 @@ const REPORT_BATCH: usize = 256;
 
 /// The most report calls on their way at once.
 const REPORTS_IN_FLIGHT: usize = 3;
+
+/// Reports waiting that start a call beside one already on its way.
+const PIPELINE_AT: usize = 32;
 
 /// The most of a receiver's answer body read (and dropped) so that its connection is kept for
 /// the next delivery; a longer body closes the connection instead.
