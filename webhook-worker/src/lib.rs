@@ -305,18 +305,48 @@ impl Worker {
                 }
             }
             let sent = std::mem::take(&mut batch);
-            let count = sent.len();
-            let request = self.request(pb::JobReports { reports: sent });
-            let mut client = client.clone();
-            calls.spawn(async move {
-                if let Err(err) = client.report_batch(request).await {
-                    tracing::warn!(error = %err, reports = count, "could not report; the leases will lapse");
-                }
-            });
+            calls.spawn(self.clone().report(client.clone(), sent));
         }
         while calls.join_next().await.is_some() {}
     }
 }
+
+impl Worker {
+    /// One report call, tried again (through any live core) when it fails: a report is
+    /// idempotent (the core applies it only while its lease token is current, and an attempt
+    /// is logged once), so a call lost with a core that died is simply sent again rather than
+    /// left to the lease's lapse, which would deliver the webhook a second time.
+    async fn report(
+        self: Arc<Self>,
+        mut client: WebhookJobServiceClient<CoreChannel>,
+        reports: Vec<pb::JobReport>,
+    ) {
+        let count = reports.len();
+        for (n, pause) in REPORT_RETRIES.iter().enumerate() {
+            let request = self.request(pb::JobReports {
+                reports: reports.clone(),
+            });
+            match client.report_batch(request).await {
+                Ok(_) => return,
+                Err(err) if n + 1 < REPORT_RETRIES.len() => {
+                    tracing::info!(error = %err, reports = count, "report failed; sending it again");
+                    tokio::time::sleep(*pause).await;
+                }
+                Err(err) => {
+                    tracing::warn!(error = %err, reports = count, "could not report; the leases will lapse");
+                }
+            }
+        }
+    }
+}
+
+/// The pauses after each failed report call before the next try (its length is the tries).
+const REPORT_RETRIES: [Duration; 4] = [
+    Duration::from_millis(100),
+    Duration::from_millis(500),
+    Duration::from_secs(2),
+    Duration::ZERO,
+];
 
 /// The next job to attempt: one of `urgent` first, else one of `bulk`; `None` once both are
 /// closed and empty (the job stream ended).
