@@ -167,21 +167,34 @@ async fn receive(
     body: Bytes,
 ) -> StatusCode {
     let at = Instant::now();
+    let Some(id) = first_message_id(&arrivals.seen, &headers, &body) else {
+        return StatusCode::OK;
+    };
+    arrivals.log.lock().unwrap().push((id, at));
+    StatusCode::OK
+}
+
+/// The `message_send_id` of a delivery the receiver sees for the first time (deliveries are at
+/// least once: a delivery id counts once), `None` for a repeat.
+fn first_message_id(
+    seen: &Mutex<HashSet<String>>,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Option<String> {
     let delivery = headers
         .get("x-service-delivery")
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_string();
-    // At least once: count a delivery id once.
-    if !arrivals.seen.lock().unwrap().insert(delivery) {
-        return StatusCode::OK;
+    if !seen.lock().unwrap().insert(delivery) {
+        return None;
     }
-    let id = serde_json::from_slice::<serde_json::Value>(&body)
-        .ok()
-        .and_then(|v| v["data"]["message_send_id"].as_str().map(str::to_string))
-        .unwrap_or_default();
-    arrivals.log.lock().unwrap().push((id, at));
-    StatusCode::OK
+    Some(
+        serde_json::from_slice::<serde_json::Value>(body)
+            .ok()
+            .and_then(|v| v["data"]["message_send_id"].as_str().map(str::to_string))
+            .unwrap_or_default(),
+    )
 }
 
 async fn start_receiver() -> (Arc<Arrivals>, String) {
@@ -1064,6 +1077,18 @@ async fn main() {
                 CpuMark::now(&app, stack, receiver_process).await,
                 pg_table_stats(&app).await,
             );
+            let phase_report = async |name: &str, before: Before, result: PhaseResult| {
+                report(
+                    name,
+                    &app,
+                    &args,
+                    &arrivals,
+                    (stack, receiver_process),
+                    before,
+                    result,
+                )
+                .await
+            };
             match phase.as_str() {
                 "closed" => {
                     let result = closed_loop(
@@ -1074,16 +1099,7 @@ async fn main() {
                     )
                     .await;
                     let name = format!("closed loop, {} connections", args.connections);
-                    let rate = report(
-                        &name,
-                        &app,
-                        &args,
-                        &arrivals,
-                        (stack, receiver_process),
-                        before,
-                        result,
-                    )
-                    .await;
+                    let rate = phase_report(&name, before, result).await;
                     closed_rate = Some(rate);
                     closed_rates.push((topology.clone(), rate));
                 }
@@ -1096,16 +1112,7 @@ async fn main() {
                     )
                     .await;
                     let name = format!("fixed rate, {} sends/s", args.rate);
-                    report(
-                        &name,
-                        &app,
-                        &args,
-                        &arrivals,
-                        (stack, receiver_process),
-                        before,
-                        result,
-                    )
-                    .await;
+                    phase_report(&name, before, result).await;
                 }
                 "baseline" => baseline(&app, &biz, &phones[0], args.connections, duration).await,
                 "reads" => {

@@ -309,9 +309,7 @@ impl Worker {
         }
         while calls.join_next().await.is_some() {}
     }
-}
 
-impl Worker {
     /// One report call, tried again (through any live core) when it fails: a report is
     /// idempotent (the core applies it only while its lease token is current, and an attempt
     /// is logged once), so a call lost with a core that died is simply sent again rather than

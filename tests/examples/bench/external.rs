@@ -415,19 +415,9 @@ pub async fn serve_receiver(addr: String, log: PathBuf, delay_ms: u64) {
         if !shared.delay.is_zero() {
             tokio::time::sleep(shared.delay).await;
         }
-        let delivery = headers
-            .get("x-service-delivery")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_string();
-        // At least once: a delivery id counts once.
-        if !shared.seen.lock().unwrap().insert(delivery) {
+        let Some(id) = crate::first_message_id(&shared.seen, &headers, &body) else {
             return StatusCode::NO_CONTENT;
-        }
-        let id = serde_json::from_slice::<serde_json::Value>(&body)
-            .ok()
-            .and_then(|v| v["data"]["message_send_id"].as_str().map(str::to_string))
-            .unwrap_or_default();
+        };
         let _ = writeln!(shared.out.lock().unwrap(), "{id} {at}");
         StatusCode::NO_CONTENT
     }
