@@ -152,34 +152,48 @@ fn add_schema<T: ToSchema>(doc: &mut Value) -> String {
     name
 }
 
-/// The `webhooks` section: each event's payload and the delivery headers.
+/// Puts the payload of `events` (`WebhookPayload<T>`) into the components under a name of its
+/// own, `WebhookPayload_<T>`, with `type` narrowed to those events.
+fn add_payload<T: ToSchema>(doc: &mut Value, events: &[&str]) -> String {
+    add_schema::<T>(doc);
+    let generic = add_schema::<schema::WebhookPayload<T>>(doc);
+    let name = format!("WebhookPayload_{}", T::name());
+    let mut schema = doc["components"]["schemas"][&generic].take();
+    schema["properties"]["type"] = json!({
+        "type": "string",
+        "enum": events,
+        "description": "The event type, also in `X-Service-Event`.",
+    });
+    doc["components"]["schemas"][&name] = schema;
+    name
+}
+
+/// The `webhooks` section: each event's payload and the delivery headers; and `WebhookEvent`,
+/// any delivery's payload, told apart by `type`.
 fn webhooks(doc: &mut Value) -> Value {
-    add_schema::<schema::MessageSentData>(doc);
-    add_schema::<schema::MessageFailedData>(doc);
-    add_schema::<schema::GrantRevokedData>(doc);
-    add_schema::<schema::WebhookTestData>(doc);
-    add_schema::<schema::FollowEventData>(doc);
-    add_schema::<schema::BroadcastCompletedData>(doc);
-    let follow = add_schema::<schema::WebhookPayload<schema::FollowEventData>>(doc);
+    let follow = add_payload::<schema::FollowEventData>(
+        doc,
+        &["follow.created", "follow.updated", "follow.deleted"],
+    );
     let events: [(&str, String, &str); 8] = [
         (
             "message.sent",
-            add_schema::<schema::WebhookPayload<schema::MessageSentData>>(doc),
+            add_payload::<schema::MessageSentData>(doc, &["message.sent"]),
             "A send (app token) or a broadcast message reached its recipient.",
         ),
         (
             "message.failed",
-            add_schema::<schema::WebhookPayload<schema::MessageFailedData>>(doc),
+            add_payload::<schema::MessageFailedData>(doc, &["message.failed"]),
             "A send (app token) or a broadcast message was not delivered; `data.reason` says why.",
         ),
         (
             "broadcast.completed",
-            add_schema::<schema::WebhookPayload<schema::BroadcastCompletedData>>(doc),
+            add_payload::<schema::BroadcastCompletedData>(doc, &["broadcast.completed"]),
             "Every message a broadcast created has its outcome (`data.status` `completed`, or `canceled`).",
         ),
         (
             "grant.revoked",
-            add_schema::<schema::WebhookPayload<schema::GrantRevokedData>>(doc),
+            add_payload::<schema::GrantRevokedData>(doc, &["grant.revoked"]),
             "A user revoked a developer app's sign-in grant.",
         ),
         (
@@ -199,10 +213,32 @@ fn webhooks(doc: &mut Value) -> Value {
         ),
         (
             "webhook.test",
-            add_schema::<schema::WebhookPayload<schema::WebhookTestData>>(doc),
+            add_payload::<schema::WebhookTestData>(doc, &["webhook.test"]),
             "Sent by `POST /business/webhooks/{id}/test` to that endpoint only.",
         ),
     ];
+    let mut variants: Vec<String> = events.iter().map(|(_, name, _)| name.clone()).collect();
+    variants.dedup();
+    let mapping: Map<String, Value> = events
+        .iter()
+        .map(|(event, name, _)| {
+            (
+                event.to_string(),
+                json!(format!("#/components/schemas/{name}")),
+            )
+        })
+        .collect();
+    if let Some(schemas) = doc["components"]["schemas"].as_object_mut() {
+        schemas.remove("WebhookPayload");
+    }
+    doc["components"]["schemas"]["WebhookEvent"] = json!({
+        "description": "What any webhook delivery carries, told apart by `type`.",
+        "oneOf": variants
+            .iter()
+            .map(|name| json!({"$ref": format!("#/components/schemas/{name}")}))
+            .collect::<Vec<_>>(),
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    });
     let mut out = Map::new();
     for (event, schema_name, summary) in events {
         let parameters = vec![
@@ -213,8 +249,17 @@ fn webhooks(doc: &mut Value) -> Value {
                    "description": "The delivery's id, the same on every retry (also the payload's `delivery_id`): deduplicate on it.",
                    "schema": {"type": "string", "format": "uuid"}}),
             json!({"name": "X-Service-Signature", "in": "header", "required": true,
-                   "description": "`t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `t`, `.`, and the raw body, keyed with the endpoint's secret. Reject a `t` more than five minutes from your clock; compare in constant time.",
-                   "schema": {"type": "string", "pattern": "^t=[0-9]+,v1=[0-9a-f]{64}$"}}),
+                   "description": "`t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `t`, `.`, and the raw body, keyed with the UTF-8 bytes of the endpoint's whole secret. During a secret rotation's grace a second `v1` follows (`t=..,v1=<new>,v1=<old>`): accept the header when any `v1` matches. Reject a `t` more than five minutes from your clock; compare in constant time.",
+                   "schema": {"type": "string", "pattern": "^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"}}),
+            json!({"name": "webhook-id", "in": "header", "required": false,
+                   "description": "Standard Webhooks: the delivery's id (as `X-Service-Delivery`). Sent with the next two when the endpoint's current secret has the standard form (every secret made or rotated since that form).",
+                   "schema": {"type": "string", "format": "uuid"}}),
+            json!({"name": "webhook-timestamp", "in": "header", "required": false,
+                   "description": "Standard Webhooks: the signing time in unix seconds (the `t` of `X-Service-Signature`).",
+                   "schema": {"type": "string", "pattern": "^[0-9]+$"}}),
+            json!({"name": "webhook-signature", "in": "header", "required": false,
+                   "description": "Standard Webhooks: `v1,<base64 HMAC-SHA256 of \"<webhook-id>.<webhook-timestamp>.<body>\">` keyed with the base64-decoded part of the secret after `whsec_`; space-separated when two standard-form secrets sign during a rotation. The Standard Webhooks libraries verify it.",
+                   "schema": {"type": "string", "pattern": "^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})?$"}}),
             json!({"name": "User-Agent", "in": "header", "required": true,
                    "schema": {"type": "string", "example": "Service-Webhooks/1.0"}}),
         ];
@@ -234,6 +279,39 @@ fn webhooks(doc: &mut Value) -> Value {
         out.insert(event.to_string(), json!({"post": operation}));
     }
     Value::Object(out)
+}
+
+/// Points each `Envelope_<Name>`'s `data` at the component `<Name>` (and `Envelope_Vec_<Name>`'s
+/// at an array of it) where utoipa inlined a copy of that component, so that generated clients
+/// share one type per payload.
+fn envelope_data_refs(doc: &mut Value) {
+    let Some(schemas) = doc["components"]["schemas"].as_object_mut() else {
+        return;
+    };
+    let names: Vec<String> = schemas
+        .keys()
+        .filter(|name| name.starts_with("Envelope_"))
+        .cloned()
+        .collect();
+    for name in names {
+        let inner = &name["Envelope_".len()..];
+        let (target, array) = match inner.strip_prefix("Vec_") {
+            Some(item) => (item, true),
+            None => (inner, false),
+        };
+        let Some(component) = schemas.get(target).cloned() else {
+            continue;
+        };
+        let reference = json!({"$ref": format!("#/components/schemas/{target}")});
+        let data = &mut schemas[&name]["properties"]["data"];
+        if array {
+            if data["type"] == "array" && data["items"] == component {
+                data["items"] = reference;
+            }
+        } else if *data == component {
+            *data = reference;
+        }
+    }
 }
 
 /// Replaces every `$ref` to the `Null` schema by the schema itself (`{"type": "null"}`).
@@ -266,7 +344,7 @@ pub fn finish(doc: utoipa::openapi::OpenApi) -> Value {
         "required": ["success", "message", "data", "timestamp", "detail"],
         "properties": {
             "success": {"type": "boolean", "const": false},
-            "message": {"type": "string", "description": "The error code"},
+            "message": {"type": "string", "description": "The error code: one of `ErrorCode` (a client should accept a code it does not know yet)."},
             "data": {"type": "null"},
             "timestamp": {"type": "string", "format": "date-time"},
             "detail": {"type": "string", "minLength": 1,
@@ -280,6 +358,13 @@ pub fn finish(doc: utoipa::openapi::OpenApi) -> Value {
             "detail": "body: at most 4096 characters"
         }
     });
+    let codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+    doc["components"]["schemas"]["ErrorCode"] = json!({
+        "type": "string",
+        "description": "Every error code the service answers with (the `message` of a failure). Each route lists its own in its answers.",
+        "enum": codes,
+    });
+    envelope_data_refs(&mut doc);
     doc["servers"] = json!([{"url": "/", "description": "This gateway"}]);
     let hooks = webhooks(&mut doc);
     doc["webhooks"] = hooks;

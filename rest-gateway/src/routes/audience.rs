@@ -170,7 +170,7 @@ pub struct FollowerHistory {
 }
 
 /// One follower's consent history: every change of status or marketing consent, oldest first.
-#[utoipa::path(get, path = "/business/followers/{user_id}/history", tag = "audience",
+#[utoipa::path(get, path = "/business/followers/{user_id}/history", operation_id = "get_follower_history", tag = "audience",
     security(("bearer" = [])),
     params(("user_id" = String, Path, format = Uuid)),
     responses(

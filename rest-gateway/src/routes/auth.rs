@@ -62,7 +62,7 @@ impl From<pb::TokenPair> for TokenPair {
 ///
 /// Answers 200 for unknown numbers too (nothing is sent). One request per number per cooldown,
 /// an hourly cap per number and per client IP.
-#[utoipa::path(post, path = "/auth/business/otp/request", tag = "auth",
+#[utoipa::path(post, path = "/auth/business/otp/request", operation_id = "request_otp", tag = "auth",
     request_body = OtpRequestBody,
     responses(
         (status = 200, description = "Code sent if the account exists", body = EmptyEnvelope),
@@ -84,7 +84,7 @@ pub async fn otp_request(
 }
 
 /// Verify a business-login code and receive tokens.
-#[utoipa::path(post, path = "/auth/business/otp/verify", tag = "auth",
+#[utoipa::path(post, path = "/auth/business/otp/verify", operation_id = "verify_otp", tag = "auth",
     request_body = OtpVerifyBody,
     responses(
         (status = 200, description = "Signed in", body = Envelope<TokenPair>),
@@ -107,7 +107,7 @@ pub async fn otp_verify(
 }
 
 /// Rotate a refresh token. A refresh token used twice revokes its whole family.
-#[utoipa::path(post, path = "/auth/refresh", tag = "auth",
+#[utoipa::path(post, path = "/auth/refresh", operation_id = "refresh_tokens", tag = "auth",
     request_body = RefreshTokenBody,
     responses(
         (status = 200, description = "A new token pair", body = Envelope<TokenPair>),
@@ -160,7 +160,7 @@ pub struct Me {
 }
 
 /// Who is signed in: the user, and their business and role (any signed-in user).
-#[utoipa::path(get, path = "/me", tag = "auth",
+#[utoipa::path(get, path = "/me", operation_id = "get_current_user", tag = "auth",
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The signed-in user", body = Envelope<Me>),

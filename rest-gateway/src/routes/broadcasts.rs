@@ -14,7 +14,7 @@ use crate::extract::{CallContext, JsonBody, PathParam, PathParams, idempotency_k
 use crate::schema::BroadcastCounts;
 use crate::state::AppState;
 
-/// A broadcast as received (the core names what is wrong, in DESIGN.md's order).
+/// A broadcast as received (the core names what is wrong).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BroadcastInput {

@@ -101,7 +101,7 @@ pub struct CreateSandboxBody {
 }
 
 /// The caller's business account (also readable while suspended).
-#[utoipa::path(get, path = "/business/me", tag = "business",
+#[utoipa::path(get, path = "/business/me", operation_id = "get_business", tag = "business",
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The account", body = Envelope<BusinessAccount>),
@@ -119,7 +119,7 @@ pub async fn get_me(State(state): State<AppState>, ctx: CallContext) -> ApiResul
 }
 
 /// Update the business account (owner or admin).
-#[utoipa::path(patch, path = "/business/me", tag = "business",
+#[utoipa::path(patch, path = "/business/me", operation_id = "update_business", tag = "business",
     security(("bearer" = [])),
     request_body = UpdateBusinessBody,
     responses(

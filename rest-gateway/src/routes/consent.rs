@@ -78,7 +78,7 @@ pub async fn get_follow(
 }
 
 /// Follow a live business (again); `marketing_opt_in` defaults to false.
-#[utoipa::path(put, path = "/businesses/{businessAccountId}/follow", tag = "follow",
+#[utoipa::path(put, path = "/businesses/{businessAccountId}/follow", operation_id = "follow_business", tag = "follow",
     security(("bearer" = [])),
     params(("businessAccountId" = String, Path, format = Uuid)),
     request_body = PutFollowBody,
@@ -104,7 +104,7 @@ pub async fn put_follow(
 }
 
 /// Change marketing consent on an active follow.
-#[utoipa::path(patch, path = "/businesses/{businessAccountId}/follow", tag = "follow",
+#[utoipa::path(patch, path = "/businesses/{businessAccountId}/follow", operation_id = "update_follow", tag = "follow",
     security(("bearer" = [])),
     params(("businessAccountId" = String, Path, format = Uuid)),
     request_body = PatchFollowBody,
@@ -130,7 +130,7 @@ pub async fn patch_follow(
 }
 
 /// Unfollow (idempotent).
-#[utoipa::path(delete, path = "/businesses/{businessAccountId}/follow", tag = "follow",
+#[utoipa::path(delete, path = "/businesses/{businessAccountId}/follow", operation_id = "unfollow_business", tag = "follow",
     security(("bearer" = [])),
     params(("businessAccountId" = String, Path, format = Uuid)),
     responses(

@@ -59,8 +59,8 @@ pub struct ServiceMessageInput {
     pub expires_at: Option<Value>,
 }
 
-/// A category send, as the document describes it: one shape per category. (The handler reads
-/// [`MessageInput`] and the core names what is wrong, in DESIGN.md's order.)
+/// A send: one shape per category.
+// The handler reads [`MessageInput`], and the core names what is wrong.
 #[derive(Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum SendMessageBody {
@@ -278,7 +278,7 @@ fn sent(result: pb::SendResult) -> axum::response::Response {
 }
 
 /// Send from the console (any team role). `authentication` is reserved for app tokens.
-#[utoipa::path(post, path = "/business/messages", tag = "messages",
+#[utoipa::path(post, path = "/business/messages", operation_id = "send_message", tag = "messages",
     security(("bearer" = [])),
     params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, pattern = "^[!-~]+$", description = "1 to 255 visible ASCII characters; a retry with the same key and body answers the first result for 24 h")),
     request_body = SendMessageBody,
@@ -301,7 +301,7 @@ pub async fn send_console(
 }
 
 /// Send with a developer-app token to the app's own business.
-#[utoipa::path(post, path = "/v1/{businessAccountId}/messages", tag = "messages",
+#[utoipa::path(post, path = "/v1/{businessAccountId}/messages", operation_id = "send_app_message", tag = "messages",
     security(("app_token" = [])),
     params(
         ("businessAccountId" = String, Path, format = Uuid),
@@ -333,7 +333,7 @@ pub async fn send_app(
 /// `business_send_rate_limited`) when another service message of the business to that
 /// recipient, not canceled, is less than 60 s away; `Retry-After` runs until that other time
 /// plus 60 s.
-#[utoipa::path(post, path = "/v1/service/{phoneNumber}/messages", tag = "messages",
+#[utoipa::path(post, path = "/v1/service/{phoneNumber}/messages", operation_id = "send_service_message", tag = "messages",
     security(("app_token" = [])),
     params(
         ("phoneNumber" = String, Path, description = "The business's own number, with its `+` (raw or `%2B`)"),
@@ -406,7 +406,7 @@ fn checked(result: pb::CheckResult) -> axum::response::Response {
 /// Check a console send: what `POST /business/messages` with this body would answer now,
 /// except that success is `{"would_send": true}`. Nothing is stored and no limit is spent; an
 /// Idempotency-Key is ignored.
-#[utoipa::path(post, path = "/business/messages/check", tag = "messages",
+#[utoipa::path(post, path = "/business/messages/check", operation_id = "check_message", tag = "messages",
     security(("bearer" = [])),
     request_body = SendMessageBody,
     responses(
@@ -429,7 +429,7 @@ pub async fn check_console(
 /// Check an app-token send: what `POST /v1/{businessAccountId}/messages` with this body would
 /// answer now, except that success is `{"would_send": true}`. Nothing is stored and no limit is
 /// spent; an Idempotency-Key is ignored.
-#[utoipa::path(post, path = "/v1/{businessAccountId}/messages/check", tag = "messages",
+#[utoipa::path(post, path = "/v1/{businessAccountId}/messages/check", operation_id = "check_app_message", tag = "messages",
     security(("app_token" = [])),
     params(("businessAccountId" = String, Path, format = Uuid)),
     request_body = SendMessageBody,
@@ -455,7 +455,7 @@ pub async fn check_app(
 /// answer now (the per-recipient minute included), except that success is
 /// `{"would_send": true}`. Nothing is stored and no limit is spent; an Idempotency-Key is
 /// ignored.
-#[utoipa::path(post, path = "/v1/service/{phoneNumber}/messages/check", tag = "messages",
+#[utoipa::path(post, path = "/v1/service/{phoneNumber}/messages/check", operation_id = "check_service_message", tag = "messages",
     security(("app_token" = [])),
     params(
         ("phoneNumber" = String, Path, description = "The business's own number, with its `+` (raw or `%2B`)"),
@@ -551,7 +551,7 @@ pub struct MessageHistory {
 }
 
 /// The newest messages first, a page at a time.
-#[utoipa::path(get, path = "/business/messages", tag = "messages",
+#[utoipa::path(get, path = "/business/messages", operation_id = "list_messages", tag = "messages",
     security(("bearer" = [])),
     params(
         ("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "Default 50"),
@@ -619,7 +619,7 @@ pub async fn get_message(
 
 /// Cancel a `scheduled` message: it becomes `canceled` (`failure_reason` `canceled`). The
 /// owner or an admin may cancel any; a member only the ones they sent.
-#[utoipa::path(post, path = "/business/messages/{id}/cancel", tag = "messages",
+#[utoipa::path(post, path = "/business/messages/{id}/cancel", operation_id = "cancel_message", tag = "messages",
     security(("bearer" = [])),
     params(("id" = String, Path, format = Uuid)),
     responses(
@@ -644,7 +644,7 @@ pub async fn cancel_console(
 
 /// Cancel a `scheduled` message this business sent with an app token (any scope). A message
 /// that emits events ends in one `message.failed` with `reason` `canceled`.
-#[utoipa::path(post, path = "/v1/{businessAccountId}/messages/{id}/cancel", tag = "messages",
+#[utoipa::path(post, path = "/v1/{businessAccountId}/messages/{id}/cancel", operation_id = "cancel_app_message", tag = "messages",
     security(("app_token" = [])),
     params(
         ("businessAccountId" = String, Path, format = Uuid),
@@ -709,7 +709,7 @@ pub struct Usage {
 
 /// Totals over what is kept (messages and deliveries leave them when the retention purges
 /// them), read from counters kept with every change.
-#[utoipa::path(get, path = "/business/usage", tag = "messages",
+#[utoipa::path(get, path = "/business/usage", operation_id = "get_usage", tag = "messages",
     security(("bearer" = [])),
     responses((status = 200, description = "Totals", body = Envelope<Usage>)))]
 pub async fn usage(State(state): State<AppState>, ctx: CallContext) -> ApiResult {
@@ -781,7 +781,7 @@ pub struct DailyUsage {
 
 /// Daily figures over the last `days` UTC days. They count what happened that day and outlive
 /// the retention of what they count.
-#[utoipa::path(get, path = "/business/usage/daily", tag = "messages",
+#[utoipa::path(get, path = "/business/usage/daily", operation_id = "get_daily_usage", tag = "messages",
     security(("bearer" = [])),
     params(("days" = Option<i32>, Query, minimum = 1, maximum = 90, description = "Default 30")),
     responses((status = 200, description = "One entry per day", body = Envelope<DailyUsage>)))]

@@ -35,8 +35,9 @@ pub struct QrPreview {
     pub origin_hint: String,
 }
 
+/// Where a QR sign-in session stands.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct QrStatus {
+pub struct QrSessionStatus {
     #[schema(value_type = crate::schema::QrStatus)]
     pub status: String,
 }
@@ -61,7 +62,7 @@ fn session_request(id: String, headers: Option<&HeaderMap>) -> pb::QrSessionRequ
 }
 
 /// Start a QR sign-in (valid two minutes).
-#[utoipa::path(post, path = "/auth/qr/sessions", tag = "auth",
+#[utoipa::path(post, path = "/auth/qr/sessions", operation_id = "create_qr_session", tag = "auth",
     responses(
         (status = 201, description = "The session", body = Envelope<QrSession>),
     ))]
@@ -84,7 +85,7 @@ pub async fn create(State(state): State<AppState>, ctx: CallContext) -> ApiResul
 }
 
 /// What the approving phone shows (no credential).
-#[utoipa::path(get, path = "/auth/qr/sessions/{id}/preview", tag = "auth",
+#[utoipa::path(get, path = "/auth/qr/sessions/{id}/preview", operation_id = "preview_qr_session", tag = "auth",
     params(("id" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "The preview", body = Envelope<QrPreview>),
@@ -112,13 +113,13 @@ pub async fn preview(
 }
 
 /// Poll a session (browser, with its secret).
-#[utoipa::path(get, path = "/auth/qr/sessions/{id}", tag = "auth",
+#[utoipa::path(get, path = "/auth/qr/sessions/{id}", operation_id = "get_qr_session", tag = "auth",
     params(
         ("id" = String, Path, format = Uuid),
         ("X-Service-QR-Secret" = String, Header, description = "The session's exchange_secret"),
     ),
     responses(
-        (status = 200, description = "The status", body = Envelope<QrStatus>),
+        (status = 200, description = "The status", body = Envelope<QrSessionStatus>),
     ))]
 pub async fn status(
     State(state): State<AppState>,
@@ -132,11 +133,11 @@ pub async fn status(
         .status(ctx.request(session_request(id, Some(&headers))))
         .await?
         .into_inner();
-    Ok(ok(StatusCode::OK, QrStatus { status: s.status }))
+    Ok(ok(StatusCode::OK, QrSessionStatus { status: s.status }))
 }
 
 /// Approve a session from a signed-in phone (a user with console access).
-#[utoipa::path(post, path = "/auth/qr/sessions/{id}/approve", tag = "auth",
+#[utoipa::path(post, path = "/auth/qr/sessions/{id}/approve", operation_id = "approve_qr_session", tag = "auth",
     security(("bearer" = [])),
     params(("id" = String, Path, format = Uuid)),
     responses(
@@ -156,7 +157,7 @@ pub async fn approve(
 }
 
 /// Exchange an approved session, once, for an access token (browser, with its secret).
-#[utoipa::path(post, path = "/auth/qr/sessions/{id}/exchange", tag = "auth",
+#[utoipa::path(post, path = "/auth/qr/sessions/{id}/exchange", operation_id = "exchange_qr_session", tag = "auth",
     params(
         ("id" = String, Path, format = Uuid),
         ("X-Service-QR-Secret" = String, Header, description = "The session's exchange_secret"),

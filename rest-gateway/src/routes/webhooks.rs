@@ -188,7 +188,7 @@ pub struct RotateSecretBody {
 
 /// Replace an endpoint's signing secret with one you generated; the old one keeps signing
 /// beside it during the grace (`X-Service-Signature` then carries two `v1` values).
-#[utoipa::path(post, path = "/business/webhooks/{id}/rotate-secret", tag = "webhooks",
+#[utoipa::path(post, path = "/business/webhooks/{id}/rotate-secret", operation_id = "rotate_webhook_secret", tag = "webhooks",
     security(("bearer" = [])),
     params(("id" = String, Path, format = Uuid)),
     request_body = RotateSecretBody,
@@ -314,7 +314,7 @@ pub struct DeliveryLog {
 }
 
 /// The deliveries log, newest first, a page at a time, with attempts and retry status.
-#[utoipa::path(get, path = "/business/webhook-deliveries", tag = "webhooks",
+#[utoipa::path(get, path = "/business/webhook-deliveries", operation_id = "list_deliveries", tag = "webhooks",
     security(("bearer" = [])),
     params(
         ("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "Default 50"),
