@@ -887,3 +887,61 @@ fn openapi_lists_every_error_code_and_envelopes_refer_to_their_payloads() {
         }
     }
 }
+
+/// `rest-gateway/clients/openapi.json` is the document the clients are generated from: it must be
+/// the one served (`rest-gateway/clients/generate` writes it).
+#[test]
+fn the_client_libraries_are_generated_from_the_document_as_served() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../rest-gateway/clients/openapi.json"
+    );
+    let committed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("clients/openapi.json"))
+            .expect("clients/openapi.json is JSON");
+    assert!(
+        committed == rest_gateway::openapi(),
+        "rest-gateway/clients/openapi.json is stale: run rest-gateway/clients/generate"
+    );
+}
+
+e2e!(
+    docs_page_renders_the_document_with_assets_from_the_binary,
+    |app| async move {
+        let get = |path: &'static str| {
+            let http = app.http.clone();
+            let url = format!("{}{path}", app.base);
+            async move {
+                let response = http.get(url).send().await.expect("request sent");
+                let status = response.status().as_u16();
+                let kind = response
+                    .headers()
+                    .get("content-type")
+                    .map(|v| v.to_str().unwrap().to_string())
+                    .unwrap_or_default();
+                (status, kind, response.text().await.unwrap())
+            }
+        };
+        let (status, kind, page) = get("/docs/").await;
+        assert_eq!(status, 200);
+        assert!(kind.starts_with("text/html"), "{kind}");
+        assert!(page.contains("swagger-ui"), "{page}");
+        let (status, _, init) = get("/docs/swagger-initializer.js").await;
+        assert_eq!(status, 200);
+        assert!(init.contains("\"/openapi.json\""), "{init}");
+        // Nothing is fetched from elsewhere: no absolute URL in the page or its configuration,
+        // and no call to the public validator.
+        for text in [&page, &init] {
+            assert!(
+                !text.contains("http://") && !text.contains("https://"),
+                "{text}"
+            );
+        }
+        assert!(init.contains("\"validatorUrl\": \"none\""), "{init}");
+        for asset in ["/docs/swagger-ui-bundle.js", "/docs/swagger-ui.css"] {
+            let (status, _, body) = get(asset).await;
+            assert_eq!(status, 200, "{asset}");
+            assert!(body.len() > 10_000, "{asset}");
+        }
+    }
+);

@@ -1,0 +1,239 @@
+from http import HTTPStatus
+from typing import Any
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.envelope_follower_list import EnvelopeFollowerList
+from ...models.error_envelope import ErrorEnvelope
+from ...models.follow_status import FollowStatus
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    *,
+    limit: int | Unset = UNSET,
+    starting_after: UUID | Unset = UNSET,
+    status: FollowStatus | Unset = UNSET,
+    marketing_opt_in: bool | Unset = UNSET,
+) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+
+    params["limit"] = limit
+
+    json_starting_after: str | Unset = UNSET
+    if not isinstance(starting_after, Unset):
+        json_starting_after = str(starting_after)
+    params["starting_after"] = json_starting_after
+
+    json_status: str | Unset = UNSET
+    if not isinstance(status, Unset):
+        json_status = status
+
+    params["status"] = json_status
+
+    params["marketing_opt_in"] = marketing_opt_in
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/business/followers",
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> EnvelopeFollowerList | ErrorEnvelope | None:
+    if response.status_code == 200:
+        response_200 = EnvelopeFollowerList.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorEnvelope.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorEnvelope.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorEnvelope.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 500:
+        response_500 = ErrorEnvelope.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorEnvelope.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[EnvelopeFollowerList | ErrorEnvelope]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    starting_after: UUID | Unset = UNSET,
+    status: FollowStatus | Unset = UNSET,
+    marketing_opt_in: bool | Unset = UNSET,
+) -> Response[EnvelopeFollowerList | ErrorEnvelope]:
+    """The business's followers, newest follow first, a page at a time.
+
+    Args:
+        limit (int | Unset):
+        starting_after (UUID | Unset):
+        status (FollowStatus | Unset): A follow's status.
+        marketing_opt_in (bool | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[EnvelopeFollowerList | ErrorEnvelope]
+    """
+
+    kwargs = _get_kwargs(
+        limit=limit,
+        starting_after=starting_after,
+        status=status,
+        marketing_opt_in=marketing_opt_in,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    starting_after: UUID | Unset = UNSET,
+    status: FollowStatus | Unset = UNSET,
+    marketing_opt_in: bool | Unset = UNSET,
+) -> EnvelopeFollowerList | ErrorEnvelope | None:
+    """The business's followers, newest follow first, a page at a time.
+
+    Args:
+        limit (int | Unset):
+        starting_after (UUID | Unset):
+        status (FollowStatus | Unset): A follow's status.
+        marketing_opt_in (bool | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        EnvelopeFollowerList | ErrorEnvelope
+    """
+
+    return sync_detailed(
+        client=client,
+        limit=limit,
+        starting_after=starting_after,
+        status=status,
+        marketing_opt_in=marketing_opt_in,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    starting_after: UUID | Unset = UNSET,
+    status: FollowStatus | Unset = UNSET,
+    marketing_opt_in: bool | Unset = UNSET,
+) -> Response[EnvelopeFollowerList | ErrorEnvelope]:
+    """The business's followers, newest follow first, a page at a time.
+
+    Args:
+        limit (int | Unset):
+        starting_after (UUID | Unset):
+        status (FollowStatus | Unset): A follow's status.
+        marketing_opt_in (bool | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[EnvelopeFollowerList | ErrorEnvelope]
+    """
+
+    kwargs = _get_kwargs(
+        limit=limit,
+        starting_after=starting_after,
+        status=status,
+        marketing_opt_in=marketing_opt_in,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    starting_after: UUID | Unset = UNSET,
+    status: FollowStatus | Unset = UNSET,
+    marketing_opt_in: bool | Unset = UNSET,
+) -> EnvelopeFollowerList | ErrorEnvelope | None:
+    """The business's followers, newest follow first, a page at a time.
+
+    Args:
+        limit (int | Unset):
+        starting_after (UUID | Unset):
+        status (FollowStatus | Unset): A follow's status.
+        marketing_opt_in (bool | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        EnvelopeFollowerList | ErrorEnvelope
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            limit=limit,
+            starting_after=starting_after,
+            status=status,
+            marketing_opt_in=marketing_opt_in,
+        )
+    ).parsed

@@ -1,0 +1,224 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.envelope_check_result import EnvelopeCheckResult
+from ...models.error_envelope import ErrorEnvelope
+from ...models.service_message_input import ServiceMessageInput
+from ...types import Response
+
+
+def _get_kwargs(
+    phone_number: str,
+    *,
+    body: ServiceMessageInput,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/service/{phone_number}/messages/check".format(
+            phone_number=quote(str(phone_number), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> EnvelopeCheckResult | ErrorEnvelope | None:
+    if response.status_code == 200:
+        response_200 = EnvelopeCheckResult.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorEnvelope.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorEnvelope.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorEnvelope.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 413:
+        response_413 = ErrorEnvelope.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 429:
+        response_429 = ErrorEnvelope.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = ErrorEnvelope.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorEnvelope.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[EnvelopeCheckResult | ErrorEnvelope]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    phone_number: str,
+    *,
+    client: AuthenticatedClient,
+    body: ServiceMessageInput,
+) -> Response[EnvelopeCheckResult | ErrorEnvelope]:
+    """Check a service send: what `POST /v1/service/{phoneNumber}/messages` with this body would
+    answer now (the per-recipient minute included), except that success is
+    `{"would_send": true}`. Nothing is stored and no limit is spent; an Idempotency-Key is
+    ignored.
+
+    Args:
+        phone_number (str):
+        body (ServiceMessageInput): A free-form service message.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[EnvelopeCheckResult | ErrorEnvelope]
+    """
+
+    kwargs = _get_kwargs(
+        phone_number=phone_number,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    phone_number: str,
+    *,
+    client: AuthenticatedClient,
+    body: ServiceMessageInput,
+) -> EnvelopeCheckResult | ErrorEnvelope | None:
+    """Check a service send: what `POST /v1/service/{phoneNumber}/messages` with this body would
+    answer now (the per-recipient minute included), except that success is
+    `{"would_send": true}`. Nothing is stored and no limit is spent; an Idempotency-Key is
+    ignored.
+
+    Args:
+        phone_number (str):
+        body (ServiceMessageInput): A free-form service message.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        EnvelopeCheckResult | ErrorEnvelope
+    """
+
+    return sync_detailed(
+        phone_number=phone_number,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    phone_number: str,
+    *,
+    client: AuthenticatedClient,
+    body: ServiceMessageInput,
+) -> Response[EnvelopeCheckResult | ErrorEnvelope]:
+    """Check a service send: what `POST /v1/service/{phoneNumber}/messages` with this body would
+    answer now (the per-recipient minute included), except that success is
+    `{"would_send": true}`. Nothing is stored and no limit is spent; an Idempotency-Key is
+    ignored.
+
+    Args:
+        phone_number (str):
+        body (ServiceMessageInput): A free-form service message.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[EnvelopeCheckResult | ErrorEnvelope]
+    """
+
+    kwargs = _get_kwargs(
+        phone_number=phone_number,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    phone_number: str,
+    *,
+    client: AuthenticatedClient,
+    body: ServiceMessageInput,
+) -> EnvelopeCheckResult | ErrorEnvelope | None:
+    """Check a service send: what `POST /v1/service/{phoneNumber}/messages` with this body would
+    answer now (the per-recipient minute included), except that success is
+    `{"would_send": true}`. Nothing is stored and no limit is spent; an Idempotency-Key is
+    ignored.
+
+    Args:
+        phone_number (str):
+        body (ServiceMessageInput): A free-form service message.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        EnvelopeCheckResult | ErrorEnvelope
+    """
+
+    return (
+        await asyncio_detailed(
+            phone_number=phone_number,
+            client=client,
+            body=body,
+        )
+    ).parsed

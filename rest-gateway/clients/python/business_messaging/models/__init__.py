@@ -1,0 +1,291 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .add_member_body import AddMemberBody
+from .app import App
+from .app_with_token import AppWithToken
+from .assignable_role import AssignableRole
+from .attempt import Attempt
+from .authentication_category import AuthenticationCategory
+from .authentication_content import AuthenticationContent
+from .authentication_message import AuthenticationMessage
+from .broadcast import Broadcast
+from .broadcast_category import BroadcastCategory
+from .broadcast_completed_data import BroadcastCompletedData
+from .broadcast_counts import BroadcastCounts
+from .broadcast_list import BroadcastList
+from .broadcast_status import BroadcastStatus
+from .business_account import BusinessAccount
+from .business_mode import BusinessMode
+from .business_status import BusinessStatus
+from .check_result import CheckResult
+from .create_app_body import CreateAppBody
+from .create_sandbox_body import CreateSandboxBody
+from .create_webhook_body import CreateWebhookBody
+from .daily_usage import DailyUsage
+from .day_messages import DayMessages
+from .day_usage import DayUsage
+from .delivery import Delivery
+from .delivery_detail import DeliveryDetail
+from .delivery_event_type import DeliveryEventType
+from .delivery_log import DeliveryLog
+from .delivery_status import DeliveryStatus
+from .envelope import Envelope
+from .envelope_app_with_token import EnvelopeAppWithToken
+from .envelope_broadcast import EnvelopeBroadcast
+from .envelope_broadcast_list import EnvelopeBroadcastList
+from .envelope_business_account import EnvelopeBusinessAccount
+from .envelope_check_result import EnvelopeCheckResult
+from .envelope_daily_usage import EnvelopeDailyUsage
+from .envelope_delivery import EnvelopeDelivery
+from .envelope_delivery_detail import EnvelopeDeliveryDetail
+from .envelope_delivery_log import EnvelopeDeliveryLog
+from .envelope_event_list import EnvelopeEventList
+from .envelope_follow import EnvelopeFollow
+from .envelope_follower_history import EnvelopeFollowerHistory
+from .envelope_follower_list import EnvelopeFollowerList
+from .envelope_health import EnvelopeHealth
+from .envelope_lookup_results import EnvelopeLookupResults
+from .envelope_me import EnvelopeMe
+from .envelope_message_history import EnvelopeMessageHistory
+from .envelope_message_record import EnvelopeMessageRecord
+from .envelope_qr_preview import EnvelopeQrPreview
+from .envelope_qr_session import EnvelopeQrSession
+from .envelope_qr_session_status import EnvelopeQrSessionStatus
+from .envelope_qr_token import EnvelopeQrToken
+from .envelope_recover_result import EnvelopeRecoverResult
+from .envelope_send_result import EnvelopeSendResult
+from .envelope_team_member import EnvelopeTeamMember
+from .envelope_token_pair import EnvelopeTokenPair
+from .envelope_usage import EnvelopeUsage
+from .envelope_vec_app import EnvelopeVecApp
+from .envelope_vec_team_member import EnvelopeVecTeamMember
+from .envelope_vec_webhook import EnvelopeVecWebhook
+from .envelope_webhook import EnvelopeWebhook
+from .error_code import ErrorCode
+from .error_envelope import ErrorEnvelope
+from .event import Event
+from .event_data import EventData
+from .event_list import EventList
+from .event_type import EventType
+from .failure_reason import FailureReason
+from .follow import Follow
+from .follow_event_data import FollowEventData
+from .follow_status import FollowStatus
+from .follower import Follower
+from .follower_change import FollowerChange
+from .follower_history import FollowerHistory
+from .follower_list import FollowerList
+from .follower_totals import FollowerTotals
+from .grant_revoked_data import GrantRevokedData
+from .health import Health
+from .lookup_body import LookupBody
+from .lookup_result import LookupResult
+from .lookup_results import LookupResults
+from .marketing_button import MarketingButton
+from .marketing_category import MarketingCategory
+from .marketing_content import MarketingContent
+from .marketing_rich_message import MarketingRichMessage
+from .marketing_text_message import MarketingTextMessage
+from .me import Me
+from .message_failed_data import MessageFailedData
+from .message_history import MessageHistory
+from .message_record import MessageRecord
+from .message_sent_data import MessageSentData
+from .message_source import MessageSource
+from .message_status import MessageStatus
+from .message_totals import MessageTotals
+from .message_totals_by_category import MessageTotalsByCategory
+from .otp_request_body import OtpRequestBody
+from .otp_verify_body import OtpVerifyBody
+from .patch_follow_body import PatchFollowBody
+from .put_follow_body import PutFollowBody
+from .qr_preview import QrPreview
+from .qr_session import QrSession
+from .qr_session_status import QrSessionStatus
+from .qr_status import QrStatus
+from .qr_token import QrToken
+from .record_category import RecordCategory
+from .recover_body import RecoverBody
+from .recover_result import RecoverResult
+from .refresh_token_body import RefreshTokenBody
+from .rich_broadcast import RichBroadcast
+from .role import Role
+from .rotate_secret_body import RotateSecretBody
+from .scope import Scope
+from .send_result import SendResult
+from .send_status import SendStatus
+from .service_message_input import ServiceMessageInput
+from .team_member import TeamMember
+from .text_broadcast import TextBroadcast
+from .token_pair import TokenPair
+from .token_type import TokenType
+from .update_business_body import UpdateBusinessBody
+from .update_webhook_body import UpdateWebhookBody
+from .usage import Usage
+from .user_status import UserStatus
+from .utility_category import UtilityCategory
+from .utility_message import UtilityMessage
+from .webhook import Webhook
+from .webhook_payload_broadcast_completed_data import (
+    WebhookPayloadBroadcastCompletedData,
+)
+from .webhook_payload_broadcast_completed_data_type import (
+    WebhookPayloadBroadcastCompletedDataType,
+)
+from .webhook_payload_follow_event_data import WebhookPayloadFollowEventData
+from .webhook_payload_follow_event_data_type import WebhookPayloadFollowEventDataType
+from .webhook_payload_grant_revoked_data import WebhookPayloadGrantRevokedData
+from .webhook_payload_grant_revoked_data_type import WebhookPayloadGrantRevokedDataType
+from .webhook_payload_message_failed_data import WebhookPayloadMessageFailedData
+from .webhook_payload_message_failed_data_type import (
+    WebhookPayloadMessageFailedDataType,
+)
+from .webhook_payload_message_sent_data import WebhookPayloadMessageSentData
+from .webhook_payload_message_sent_data_type import WebhookPayloadMessageSentDataType
+from .webhook_payload_webhook_test_data import WebhookPayloadWebhookTestData
+from .webhook_payload_webhook_test_data_type import WebhookPayloadWebhookTestDataType
+from .webhook_test_data import WebhookTestData
+from .webhook_totals import WebhookTotals
+
+__all__ = (
+    "AddMemberBody",
+    "App",
+    "AppWithToken",
+    "AssignableRole",
+    "Attempt",
+    "AuthenticationCategory",
+    "AuthenticationContent",
+    "AuthenticationMessage",
+    "Broadcast",
+    "BroadcastCategory",
+    "BroadcastCompletedData",
+    "BroadcastCounts",
+    "BroadcastList",
+    "BroadcastStatus",
+    "BusinessAccount",
+    "BusinessMode",
+    "BusinessStatus",
+    "CheckResult",
+    "CreateAppBody",
+    "CreateSandboxBody",
+    "CreateWebhookBody",
+    "DailyUsage",
+    "DayMessages",
+    "DayUsage",
+    "Delivery",
+    "DeliveryDetail",
+    "DeliveryEventType",
+    "DeliveryLog",
+    "DeliveryStatus",
+    "Envelope",
+    "EnvelopeAppWithToken",
+    "EnvelopeBroadcast",
+    "EnvelopeBroadcastList",
+    "EnvelopeBusinessAccount",
+    "EnvelopeCheckResult",
+    "EnvelopeDailyUsage",
+    "EnvelopeDelivery",
+    "EnvelopeDeliveryDetail",
+    "EnvelopeDeliveryLog",
+    "EnvelopeEventList",
+    "EnvelopeFollow",
+    "EnvelopeFollowerHistory",
+    "EnvelopeFollowerList",
+    "EnvelopeHealth",
+    "EnvelopeLookupResults",
+    "EnvelopeMe",
+    "EnvelopeMessageHistory",
+    "EnvelopeMessageRecord",
+    "EnvelopeQrPreview",
+    "EnvelopeQrSession",
+    "EnvelopeQrSessionStatus",
+    "EnvelopeQrToken",
+    "EnvelopeRecoverResult",
+    "EnvelopeSendResult",
+    "EnvelopeTeamMember",
+    "EnvelopeTokenPair",
+    "EnvelopeUsage",
+    "EnvelopeVecApp",
+    "EnvelopeVecTeamMember",
+    "EnvelopeVecWebhook",
+    "EnvelopeWebhook",
+    "ErrorCode",
+    "ErrorEnvelope",
+    "Event",
+    "EventData",
+    "EventList",
+    "EventType",
+    "FailureReason",
+    "Follow",
+    "Follower",
+    "FollowerChange",
+    "FollowerHistory",
+    "FollowerList",
+    "FollowerTotals",
+    "FollowEventData",
+    "FollowStatus",
+    "GrantRevokedData",
+    "Health",
+    "LookupBody",
+    "LookupResult",
+    "LookupResults",
+    "MarketingButton",
+    "MarketingCategory",
+    "MarketingContent",
+    "MarketingRichMessage",
+    "MarketingTextMessage",
+    "Me",
+    "MessageFailedData",
+    "MessageHistory",
+    "MessageRecord",
+    "MessageSentData",
+    "MessageSource",
+    "MessageStatus",
+    "MessageTotals",
+    "MessageTotalsByCategory",
+    "OtpRequestBody",
+    "OtpVerifyBody",
+    "PatchFollowBody",
+    "PutFollowBody",
+    "QrPreview",
+    "QrSession",
+    "QrSessionStatus",
+    "QrStatus",
+    "QrToken",
+    "RecordCategory",
+    "RecoverBody",
+    "RecoverResult",
+    "RefreshTokenBody",
+    "RichBroadcast",
+    "Role",
+    "RotateSecretBody",
+    "Scope",
+    "SendResult",
+    "SendStatus",
+    "ServiceMessageInput",
+    "TeamMember",
+    "TextBroadcast",
+    "TokenPair",
+    "TokenType",
+    "UpdateBusinessBody",
+    "UpdateWebhookBody",
+    "Usage",
+    "UserStatus",
+    "UtilityCategory",
+    "UtilityMessage",
+    "Webhook",
+    "WebhookPayloadBroadcastCompletedData",
+    "WebhookPayloadBroadcastCompletedDataType",
+    "WebhookPayloadFollowEventData",
+    "WebhookPayloadFollowEventDataType",
+    "WebhookPayloadGrantRevokedData",
+    "WebhookPayloadGrantRevokedDataType",
+    "WebhookPayloadMessageFailedData",
+    "WebhookPayloadMessageFailedDataType",
+    "WebhookPayloadMessageSentData",
+    "WebhookPayloadMessageSentDataType",
+    "WebhookPayloadWebhookTestData",
+    "WebhookPayloadWebhookTestDataType",
+    "WebhookTestData",
+    "WebhookTotals",
+)

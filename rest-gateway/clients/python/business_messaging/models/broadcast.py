@@ -1,0 +1,184 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+from uuid import UUID
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.broadcast_category import BroadcastCategory, check_broadcast_category
+from ..models.broadcast_status import BroadcastStatus, check_broadcast_status
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.broadcast_counts import BroadcastCounts
+
+
+T = TypeVar("T", bound="Broadcast")
+
+
+@_attrs_define
+class Broadcast:
+    """A broadcast.
+
+    Attributes:
+        category (BroadcastCategory): What a broadcast may send.
+        counts (BroadcastCounts): Where a broadcast stands. `audience = accepted + skipped + not_created` once it
+            started.
+        created_at (datetime.datetime):
+        id (UUID):
+        max_per_second (int):
+        name (str):
+        status (BroadcastStatus): A broadcast's status.
+        completed_at (datetime.datetime | None | Unset): When every created message had its outcome
+            (`broadcast.completed`); null before.
+        send_at (datetime.datetime | None | Unset): As sent; null when not given.
+    """
+
+    category: BroadcastCategory
+    counts: BroadcastCounts
+    created_at: datetime.datetime
+    id: UUID
+    max_per_second: int
+    name: str
+    status: BroadcastStatus
+    completed_at: datetime.datetime | None | Unset = UNSET
+    send_at: datetime.datetime | None | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        category: str = self.category
+
+        counts = self.counts.to_dict()
+
+        created_at = self.created_at.isoformat()
+
+        id = str(self.id)
+
+        max_per_second = self.max_per_second
+
+        name = self.name
+
+        status: str = self.status
+
+        completed_at: None | str | Unset
+        if isinstance(self.completed_at, Unset):
+            completed_at = UNSET
+        elif isinstance(self.completed_at, datetime.datetime):
+            completed_at = self.completed_at.isoformat()
+        else:
+            completed_at = self.completed_at
+
+        send_at: None | str | Unset
+        if isinstance(self.send_at, Unset):
+            send_at = UNSET
+        elif isinstance(self.send_at, datetime.datetime):
+            send_at = self.send_at.isoformat()
+        else:
+            send_at = self.send_at
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "category": category,
+                "counts": counts,
+                "created_at": created_at,
+                "id": id,
+                "max_per_second": max_per_second,
+                "name": name,
+                "status": status,
+            }
+        )
+        if completed_at is not UNSET:
+            field_dict["completed_at"] = completed_at
+        if send_at is not UNSET:
+            field_dict["send_at"] = send_at
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.broadcast_counts import BroadcastCounts  # noqa: PLC0415
+
+        d = dict(src_dict)
+        category = check_broadcast_category(d.pop("category"))
+
+        counts = BroadcastCounts.from_dict(d.pop("counts"))
+
+        created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
+
+        id = UUID(d.pop("id"))
+
+        max_per_second = d.pop("max_per_second")
+
+        name = d.pop("name")
+
+        status = check_broadcast_status(d.pop("status"))
+
+        def _parse_completed_at(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                completed_at_type_0 = datetime.datetime.fromisoformat(data)
+
+                return completed_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        completed_at = _parse_completed_at(d.pop("completed_at", UNSET))
+
+        def _parse_send_at(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                send_at_type_0 = datetime.datetime.fromisoformat(data)
+
+                return send_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        send_at = _parse_send_at(d.pop("send_at", UNSET))
+
+        broadcast = cls(
+            category=category,
+            counts=counts,
+            created_at=created_at,
+            id=id,
+            max_per_second=max_per_second,
+            name=name,
+            status=status,
+            completed_at=completed_at,
+            send_at=send_at,
+        )
+
+        broadcast.additional_properties = d
+        return broadcast
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
