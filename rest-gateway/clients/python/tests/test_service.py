@@ -3,6 +3,7 @@ history and events, a broadcast and its progress, and failures as typed errors."
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import os
@@ -222,3 +223,24 @@ def test_a_rotated_secret_verifies_with_both_secrets_during_its_grace(owner, rec
         assert verify_webhook(raw, standard, new)["type"] == "webhook.test"
     finally:
         delete_webhook.sync(endpoint.id, client=owner)
+
+
+def test_the_asyncio_functions_page_and_raise_typed_errors_too(owner, demo):
+    async def run() -> tuple[list[Any], BaseException | None]:
+        from business_messaging import apaginate
+
+        seen = []
+        async for message in apaginate(list_messages, client=owner, limit=2):
+            seen.append(message.id)
+            if len(seen) == 5:
+                break
+        failure = None
+        try:
+            await get_message.asyncio(uuid.uuid4(), client=owner)
+        except NotFoundError as err:
+            failure = err
+        return seen, failure
+
+    seen, failure = asyncio.run(run())
+    assert len(seen) == 5 and len(set(seen)) == 5
+    assert failure is not None and failure.code == "message_not_found"
