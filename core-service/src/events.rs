@@ -96,12 +96,14 @@ pub async fn record_many(
     businesses.dedup();
     number(db, &mut rows, &businesses).await?;
     for chunk in rows.chunks(500) {
-        events::Entity::insert_many(chunk.iter().map(|e| active(db, e)))
-            .exec_without_returning(db)
-            .await?;
+        crate::bulk::insert_all(db, chunk.iter().map(|e| active(db, e)).collect(), &[]).await?;
     }
     let endpoints = webhooks::Entity::find()
-        .filter(webhooks::Column::BusinessId.is_in(businesses))
+        .filter(crate::bulk::uuid_in(
+            db.get_database_backend(),
+            webhooks::Column::BusinessId,
+            businesses,
+        ))
         .filter(webhooks::Column::Active.eq(true))
         .all(db)
         .await?;
@@ -115,9 +117,7 @@ pub async fn record_many(
         }
     }
     for chunk in deliveries.chunks(500) {
-        webhook_deliveries::Entity::insert_many(chunk.iter().cloned())
-            .exec_without_returning(db)
-            .await?;
+        crate::bulk::insert_all(db, chunk.to_vec(), &[]).await?;
     }
     Ok(deliveries.len())
 }

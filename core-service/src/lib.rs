@@ -5,6 +5,7 @@ pub mod admin;
 pub mod app;
 pub mod apps;
 pub mod broadcasts;
+pub mod bulk;
 pub mod business;
 pub mod caller;
 pub mod clock;

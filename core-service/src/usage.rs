@@ -274,6 +274,43 @@ impl Tally {
             .filter(|&c| rows.iter().any(|(_, counts)| counts[c] != 0))
             .collect();
         let names: Vec<&str> = used.iter().map(|&c| COLUMNS[c]).collect();
+        let updates: Vec<String> = names
+            .iter()
+            .map(|name| format!("{name} = usage_counters.{name} + excluded.{name}"))
+            .collect();
+        if db.get_database_backend() == sea_orm::DbBackend::Postgres {
+            // One jsonb parameter: the text depends on the columns, not on the rows.
+            let records: Vec<serde_json::Value> = rows
+                .iter()
+                .map(|((business, day), counts)| {
+                    let mut record = serde_json::Map::new();
+                    record.insert("business_id".into(), business.to_string().into());
+                    record.insert("day".into(), (*day).into());
+                    record.insert("slot".into(), slot.into());
+                    for &c in &used {
+                        record.insert(COLUMNS[c].into(), counts[c].into());
+                    }
+                    serde_json::Value::Object(record)
+                })
+                .collect();
+            let sql = format!(
+                "INSERT INTO usage_counters (business_id, day, slot, {names}) \
+                 SELECT business_id, day, slot, {names} \
+                 FROM jsonb_populate_recordset(NULL::usage_counters, $1) \
+                 ON CONFLICT (business_id, day, slot) DO UPDATE SET {}",
+                updates.join(", "),
+                names = names.join(", "),
+            );
+            db.execute_raw(Statement::from_sql_and_values(
+                sea_orm::DbBackend::Postgres,
+                sql,
+                [Value::Json(Some(Box::new(serde_json::Value::Array(
+                    records,
+                ))))],
+            ))
+            .await?;
+            return Ok(());
+        }
         let mut values: Vec<Value> = Vec::with_capacity(rows.len() * (3 + used.len()));
         let mut tuples = Vec::with_capacity(rows.len());
         for ((business, day), counts) in &rows {
@@ -286,10 +323,6 @@ impl Tally {
                 (first..=values.len()).map(|i| format!("${i}")).collect();
             tuples.push(format!("({})", placeholders.join(", ")));
         }
-        let updates: Vec<String> = names
-            .iter()
-            .map(|name| format!("{name} = usage_counters.{name} + excluded.{name}"))
-            .collect();
         let sql = format!(
             "INSERT INTO usage_counters (business_id, day, slot, {}) VALUES {} \
              ON CONFLICT (business_id, day, slot) DO UPDATE SET {}",

@@ -314,8 +314,10 @@ fn stores_never_import_rules() {
     // `events` records an event with its deliveries: the events table's store. `limits` is the
     // rate-limit table's conditional update (the group commit spends an exact limit in its
     // own transaction). `usage` is the usage counters' upsert, written in the transaction of
-    // every change it counts.
+    // every change it counts. `bulk` builds set-based statements (rows and lists of any size
+    // in one statement of fixed text) and imports nothing of the crate.
     let allowed = [
+        "crate::bulk",
         "crate::limits",
         "crate::usage",
         "crate::entities",

@@ -413,18 +413,31 @@ pub async fn insert_messages(
     if created.is_empty() {
         return Ok(());
     }
-    messages::Entity::insert_many(created.iter().cloned().map(messages::ActiveModel::from))
-        .exec_without_returning(txn)
-        .await?;
-    message_outbox::Entity::insert_many(created.iter().map(|m| message_outbox::ActiveModel {
-        message_id: Set(m.id),
-        due_at_ms: Set(now_ms),
-        lease_until_ms: Set(0),
-        lease_owner: Set(None),
-        attempts: Set(0),
-        class: Set(BROADCAST),
-    }))
-    .exec_without_returning(txn)
+    crate::bulk::insert_all(
+        txn,
+        created
+            .iter()
+            .cloned()
+            .map(messages::ActiveModel::from)
+            .collect(),
+        &[],
+    )
+    .await?;
+    crate::bulk::insert_all(
+        txn,
+        created
+            .iter()
+            .map(|m| message_outbox::ActiveModel {
+                message_id: Set(m.id),
+                due_at_ms: Set(now_ms),
+                lease_until_ms: Set(0),
+                lease_owner: Set(None),
+                attempts: Set(0),
+                class: Set(BROADCAST),
+            })
+            .collect(),
+        &[],
+    )
     .await?;
     Ok(())
 }

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
+use sea_orm::{EntityTrait, QueryFilter, QuerySelect};
 
 use super::outbox::{self, Outcome};
 use crate::domain::UserStatus;
@@ -169,7 +169,11 @@ async fn inbox_batch(core: &Core, messages: &[messages::Model]) -> AppResult<Vec
         .select_only()
         .column(users::Column::Id)
         .column(users::Column::Status)
-        .filter(users::Column::Id.is_in(recipients))
+        .filter(crate::bulk::uuid_in(
+            core.db.get_database_backend(),
+            users::Column::Id,
+            recipients,
+        ))
         .into_tuple::<(uuid::Uuid, String)>()
         .all(&core.db)
         .await?

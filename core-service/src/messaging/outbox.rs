@@ -2,7 +2,7 @@
 //! (with their events and webhook deliveries) and filling inboxes. No rules here.
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Expr, ExprTrait as _, OnConflict};
+use sea_orm::sea_query::{Expr, ExprTrait as _};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, Set,
     TransactionTrait,
@@ -91,7 +91,11 @@ pub async fn start_scheduled(db: &DatabaseConnection, ids: &[Uuid]) -> AppResult
     let txn = db.begin().await?;
     let started = messages::Entity::update_many()
         .col_expr(messages::Column::Status, Expr::value("accepted"))
-        .filter(messages::Column::Id.is_in(ids.iter().copied()))
+        .filter(crate::bulk::uuid_in(
+            txn.get_database_backend(),
+            messages::Column::Id,
+            ids.iter().copied(),
+        ))
         .filter(messages::Column::Status.eq("scheduled"))
         .exec_with_returning(&txn)
         .await?;
@@ -103,7 +107,11 @@ pub async fn start_scheduled(db: &DatabaseConnection, ids: &[Uuid]) -> AppResult
         .collect();
     if !gone.is_empty() {
         message_outbox::Entity::delete_many()
-            .filter(message_outbox::Column::MessageId.is_in(gone))
+            .filter(crate::bulk::uuid_in(
+                txn.get_database_backend(),
+                message_outbox::Column::MessageId,
+                gone,
+            ))
             .exec(&txn)
             .await?;
     }
@@ -122,7 +130,11 @@ pub async fn messages(db: &impl ConnectionTrait, ids: &[Uuid]) -> AppResult<Vec<
         return Ok(Vec::new());
     }
     Ok(messages::Entity::find()
-        .filter(messages::Column::Id.is_in(ids.iter().copied()))
+        .filter(crate::bulk::uuid_in(
+            db.get_database_backend(),
+            messages::Column::Id,
+            ids.iter().copied(),
+        ))
         .all(db)
         .await?)
 }
@@ -132,7 +144,11 @@ pub async fn postpone(db: &impl ConnectionTrait, ids: &[Uuid], due_at_ms: i64) -
     message_outbox::Entity::update_many()
         .col_expr(message_outbox::Column::DueAtMs, Expr::value(due_at_ms))
         .col_expr(message_outbox::Column::LeaseUntilMs, Expr::value(0))
-        .filter(message_outbox::Column::MessageId.is_in(ids.iter().copied()))
+        .filter(crate::bulk::uuid_in(
+            db.get_database_backend(),
+            message_outbox::Column::MessageId,
+            ids.iter().copied(),
+        ))
         .exec(db)
         .await?;
     Ok(())
@@ -179,7 +195,11 @@ pub async fn record_outcomes(
                 Expr::value(outcome.reason.clone()),
             )
             .col_expr(messages::Column::CompletedAt, Expr::value(now))
-            .filter(messages::Column::Id.is_in(ids))
+            .filter(crate::bulk::uuid_in(
+                txn.get_database_backend(),
+                messages::Column::Id,
+                ids,
+            ))
             .filter(messages::Column::Status.eq("accepted"))
             .exec_with_returning(&txn)
             .await?;
@@ -233,7 +253,11 @@ pub async fn record_outcomes(
     let queued = crate::events::record_many(&txn, events, now, &mut tally).await?;
     if !done.is_empty() {
         message_outbox::Entity::delete_many()
-            .filter(message_outbox::Column::MessageId.is_in(done.iter().copied()))
+            .filter(crate::bulk::uuid_in(
+                txn.get_database_backend(),
+                message_outbox::Column::MessageId,
+                done.iter().copied(),
+            ))
             .exec(&txn)
             .await?;
     }
@@ -396,14 +420,7 @@ pub async fn put_in_inboxes(
             message_content: Set(message.message_content.clone()),
             delivered_at: Set(now),
         });
-        inbox_messages::Entity::insert_many(rows)
-            .on_conflict(
-                OnConflict::column(inbox_messages::Column::MessageId)
-                    .do_nothing()
-                    .to_owned(),
-            )
-            .exec_without_returning(db)
-            .await?;
+        crate::bulk::insert_all(db, rows.collect(), &[inbox_messages::Column::MessageId]).await?;
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! counts). The dispatcher's queries are in `outbox.rs`. No rules here.
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Expr, ExprTrait as _, OnConflict};
+use sea_orm::sea_query::{ArrayType, Expr, ExprTrait as _};
 use std::collections::HashMap;
 
 use sea_orm::{
@@ -233,17 +233,15 @@ pub async fn write_sends(
                 broadcast_id: Set(None),
             }
         });
-        let inserted = idempotency_keys::Entity::insert_many(rows)
-            .on_conflict(
-                OnConflict::columns([
-                    idempotency_keys::Column::BusinessId,
-                    idempotency_keys::Column::Key,
-                ])
-                .do_nothing()
-                .to_owned(),
-            )
-            .exec_without_returning(txn)
-            .await?;
+        let inserted = crate::bulk::insert_all(
+            txn,
+            rows.collect(),
+            &[
+                idempotency_keys::Column::BusinessId,
+                idempotency_keys::Column::Key,
+            ],
+        )
+        .await?;
         if inserted as usize != keyed.len() {
             // Some keys were held already: find out which, and what they hold.
             let mut any = Condition::any();
@@ -359,14 +357,16 @@ pub async fn write_sends(
         .map(|(s, _)| s)
         .collect();
     if !accepted.is_empty() {
-        messages::Entity::insert_many(
+        crate::bulk::insert_all(
+            txn,
             accepted
                 .iter()
-                .map(|s| messages::ActiveModel::from(s.message.clone())),
+                .map(|s| messages::ActiveModel::from(s.message.clone()))
+                .collect(),
+            &[],
         )
-        .exec_without_returning(txn)
         .await?;
-        message_outbox::Entity::insert_many(accepted.iter().map(|s| {
+        let outbox = accepted.iter().map(|s| {
             // A scheduled message is due at its send time, behind single sends due now.
             let scheduled = s.message.status == "scheduled";
             let due = match s.message.send_at {
@@ -381,9 +381,8 @@ pub async fn write_sends(
                 attempts: Set(0),
                 class: Set(i32::from(scheduled)),
             }
-        }))
-        .exec_without_returning(txn)
-        .await?;
+        });
+        crate::bulk::insert_all(txn, outbox.collect(), &[]).await?;
         let mut tally = crate::usage::Tally::new();
         for send in &accepted {
             let message = &send.message;
@@ -535,14 +534,14 @@ pub async fn due_states(
     if pairs.is_empty() {
         return Ok((HashMap::new(), HashMap::new()));
     }
-    let mut any = Condition::any();
-    for (business, user) in pairs {
-        any = any.add(
-            Condition::all()
-                .add(follows::Column::BusinessId.eq(*business))
-                .add(follows::Column::UserId.eq(*user)),
-        );
-    }
+    let any = crate::bulk::pairs_in(
+        db.get_database_backend(),
+        (follows::Column::BusinessId, follows::Column::UserId),
+        (ArrayType::Uuid, ArrayType::Uuid),
+        pairs
+            .iter()
+            .map(|(business, user)| (Value::from(*business), Value::from(*user))),
+    );
     let follows = follows::Entity::find()
         .filter(any)
         .all(db)
@@ -551,7 +550,11 @@ pub async fn due_states(
         .map(|f| ((f.business_id, f.user_id), (f.status, f.marketing_opt_in)))
         .collect();
     let businesses = business_accounts::Entity::find()
-        .filter(business_accounts::Column::Id.is_in(pairs.iter().map(|(b, _)| *b)))
+        .filter(crate::bulk::uuid_in(
+            db.get_database_backend(),
+            business_accounts::Column::Id,
+            pairs.iter().map(|(b, _)| *b),
+        ))
         .all(db)
         .await?
         .into_iter()

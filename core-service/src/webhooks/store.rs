@@ -1,10 +1,10 @@
 //! Queries for webhook endpoints and deliveries. Every console query takes the business.
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Expr, ExprTrait as _};
+use sea_orm::sea_query::{ArrayType, Expr, ExprTrait as _};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, EntityTrait,
-    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, TransactionTrait,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
+    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, TransactionTrait, Value,
 };
 use uuid::Uuid;
 
@@ -318,7 +318,11 @@ pub async fn mark_slow(db: &impl ConnectionTrait, ids: &[Uuid], until_ms: i64) -
     }
     webhooks::Entity::update_many()
         .col_expr(webhooks::Column::SlowUntilMs, Expr::value(until_ms))
-        .filter(webhooks::Column::Id.is_in(ids.iter().copied()))
+        .filter(crate::bulk::uuid_in(
+            db.get_database_backend(),
+            webhooks::Column::Id,
+            ids.iter().copied(),
+        ))
         .filter(webhooks::Column::SlowUntilMs.lt(until_ms - 5_000))
         .exec(db)
         .await?;
@@ -328,7 +332,11 @@ pub async fn mark_slow(db: &impl ConnectionTrait, ids: &[Uuid], until_ms: i64) -
 /// The endpoints with these ids.
 pub async fn by_ids(db: &impl ConnectionTrait, ids: &[Uuid]) -> AppResult<Vec<webhooks::Model>> {
     Ok(webhooks::Entity::find()
-        .filter(webhooks::Column::Id.is_in(ids.iter().copied()))
+        .filter(crate::bulk::uuid_in(
+            db.get_database_backend(),
+            webhooks::Column::Id,
+            ids.iter().copied(),
+        ))
         .all(db)
         .await?)
 }
@@ -359,14 +367,17 @@ pub async fn record_successes(
     http_status: i32,
     now: DateTime<Utc>,
 ) -> AppResult<Vec<(Uuid, Uuid, i32)>> {
-    let mut any = Condition::any();
-    for (id, token) in leases {
-        any = any.add(
-            Condition::all()
-                .add(webhook_deliveries::Column::Id.eq(*id))
-                .add(webhook_deliveries::Column::LeaseToken.eq(*token)),
-        );
-    }
+    let any = crate::bulk::pairs_in(
+        db.get_database_backend(),
+        (
+            webhook_deliveries::Column::Id,
+            webhook_deliveries::Column::LeaseToken,
+        ),
+        (ArrayType::Uuid, ArrayType::String),
+        leases
+            .iter()
+            .map(|(id, token)| (Value::from(*id), Value::from(token.to_string()))),
+    );
     let updated = webhook_deliveries::Entity::update_many()
         .col_expr(webhook_deliveries::Column::Status, Expr::value("succeeded"))
         .col_expr(
@@ -403,21 +414,18 @@ pub async fn log_attempts(
     attempts: Vec<webhook_attempts::Model>,
 ) -> AppResult<()> {
     for chunk in attempts.chunks(500) {
-        webhook_attempts::Entity::insert_many(
+        crate::bulk::insert_all(
+            db,
             chunk
                 .iter()
                 .cloned()
-                .map(webhook_attempts::ActiveModel::from),
-        )
-        .on_conflict(
-            sea_orm::sea_query::OnConflict::columns([
+                .map(webhook_attempts::ActiveModel::from)
+                .collect(),
+            &[
                 webhook_attempts::Column::DeliveryId,
                 webhook_attempts::Column::Attempt,
-            ])
-            .do_nothing()
-            .to_owned(),
+            ],
         )
-        .exec_without_returning(db)
         .await?;
     }
     Ok(())
@@ -543,7 +551,11 @@ pub async fn deliveries_by_ids(
     ids: &[Uuid],
 ) -> AppResult<Vec<webhook_deliveries::Model>> {
     Ok(webhook_deliveries::Entity::find()
-        .filter(webhook_deliveries::Column::Id.is_in(ids.iter().copied()))
+        .filter(crate::bulk::uuid_in(
+            db.get_database_backend(),
+            webhook_deliveries::Column::Id,
+            ids.iter().copied(),
+        ))
         .all(db)
         .await?)
 }
@@ -580,7 +592,11 @@ pub async fn release_leases(
             webhook_deliveries::Column::NextAttemptAtMs,
             Expr::value(now_ms),
         )
-        .filter(webhook_deliveries::Column::LeaseToken.is_in(tokens.iter().map(String::as_str)))
+        .filter(crate::bulk::text_in(
+            db.get_database_backend(),
+            webhook_deliveries::Column::LeaseToken,
+            tokens.iter().cloned(),
+        ))
         .filter(webhook_deliveries::Column::Queued.eq(1))
         .exec(db)
         .await?;

@@ -1,0 +1,189 @@
+//! Set-based statements whose text does not depend on how many rows they carry.
+//!
+//! A multi-row `INSERT ... VALUES (..), (..)` or an `IN (..)` list has another text for every
+//! count, and every text is a statement of its own: sqlx prepares it on the connection (its cache
+//! keeps 100 per connection, and the batched paths make far more than that, so most executions
+//! prepared again) and PostgreSQL parses and plans it each time. On PostgreSQL these helpers send
+//! the rows as one `jsonb` parameter read by `jsonb_populate_recordset`, and a list as one array
+//! compared with `= ANY($1)`, so each is one prepared statement whatever the batch's size. SQLite
+//! prepares in-process and cheaply: there they build the usual statements.
+
+use sea_orm::sea_query::{ArrayType, Expr, ExprTrait as _, OnConflict, PgFunc, SimpleExpr};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DbBackend, DbErr, EntityName,
+    EntityTrait, IdenStatic, Iterable, Statement, Value,
+};
+use uuid::Uuid;
+
+/// Inserts `rows` (each setting the same columns), skipping a row that conflicts on `conflict`
+/// when it names columns; returns how many rows were inserted.
+pub async fn insert_all<A>(
+    db: &impl ConnectionTrait,
+    rows: Vec<A>,
+    conflict: &[<A::Entity as EntityTrait>::Column],
+) -> Result<u64, DbErr>
+where
+    A: ActiveModelTrait + Send,
+{
+    if rows.is_empty() {
+        return Ok(0);
+    }
+    if db.get_database_backend() != DbBackend::Postgres {
+        let mut insert = <A::Entity as EntityTrait>::insert_many(rows);
+        if !conflict.is_empty() {
+            insert = insert.on_conflict(
+                OnConflict::columns(conflict.iter().copied())
+                    .do_nothing()
+                    .to_owned(),
+            );
+        }
+        return insert.exec_without_returning(db).await;
+    }
+    let columns: Vec<<A::Entity as EntityTrait>::Column> =
+        <A::Entity as EntityTrait>::Column::iter()
+            .filter(|c| !rows[0].is_not_set(*c))
+            .collect();
+    let mut records = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let mut record = serde_json::Map::with_capacity(columns.len());
+        for column in &columns {
+            let value = row.get(*column).into_value().ok_or_else(|| {
+                DbErr::Custom(format!("{}: a row leaves it unset", column.as_str()))
+            })?;
+            record.insert(column.as_str().to_string(), json(value)?);
+        }
+        records.push(serde_json::Value::Object(record));
+    }
+    let table = <A::Entity as Default>::default().table_name().to_string();
+    let names = columns
+        .iter()
+        .map(|c| format!("\"{}\"", c.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut sql = format!(
+        "INSERT INTO \"{table}\" ({names}) SELECT {names} FROM jsonb_populate_recordset(NULL::\"{table}\", $1)"
+    );
+    if !conflict.is_empty() {
+        let target = conflict
+            .iter()
+            .map(|c| format!("\"{}\"", c.as_str()))
+            .collect::<Vec<_>>()
+            .join(", ");
+        sql.push_str(&format!(" ON CONFLICT ({target}) DO NOTHING"));
+    }
+    let records = Value::Json(Some(Box::new(serde_json::Value::Array(records))));
+    let done = db
+        .execute_raw(Statement::from_sql_and_values(
+            DbBackend::Postgres,
+            sql,
+            [records],
+        ))
+        .await?;
+    Ok(done.rows_affected())
+}
+
+/// `column IN (ids)`: `column = ANY($1)` with one uuid array on PostgreSQL.
+pub fn uuid_in<C: ColumnTrait>(
+    backend: DbBackend,
+    column: C,
+    ids: impl IntoIterator<Item = Uuid>,
+) -> SimpleExpr {
+    let ids: Vec<Uuid> = ids.into_iter().collect();
+    if backend != DbBackend::Postgres {
+        return column.is_in(ids);
+    }
+    let values = ids.into_iter().map(Value::from).collect();
+    Expr::col(column).eq(PgFunc::any(Expr::val(Value::Array(
+        ArrayType::Uuid,
+        Some(Box::new(values)),
+    ))))
+}
+
+/// `column IN (values)` for text: `column = ANY($1)` with one text array on PostgreSQL.
+pub fn text_in<C: ColumnTrait>(
+    backend: DbBackend,
+    column: C,
+    values: impl IntoIterator<Item = String>,
+) -> SimpleExpr {
+    let values: Vec<String> = values.into_iter().collect();
+    if backend != DbBackend::Postgres {
+        return column.is_in(values);
+    }
+    let values = values.into_iter().map(Value::from).collect();
+    Expr::col(column).eq(PgFunc::any(Expr::val(Value::Array(
+        ArrayType::String,
+        Some(Box::new(values)),
+    ))))
+}
+
+/// `(a, b) IN ((a1, b1), ..)`: `(a, b) IN (SELECT * FROM unnest($1, $2))` with two arrays (of
+/// `types`) on PostgreSQL.
+pub fn pairs_in<C: ColumnTrait>(
+    backend: DbBackend,
+    (a, b): (C, C),
+    types: (ArrayType, ArrayType),
+    pairs: impl IntoIterator<Item = (Value, Value)>,
+) -> Condition {
+    let (left, right): (Vec<Value>, Vec<Value>) = pairs.into_iter().unzip();
+    if backend != DbBackend::Postgres {
+        let mut any = Condition::any();
+        for (x, y) in left.into_iter().zip(right) {
+            any = any.add(Condition::all().add(a.eq(x)).add(b.eq(y)));
+        }
+        return any;
+    }
+    let sql = format!(
+        "(\"{}\", \"{}\") IN (SELECT * FROM unnest($1, $2))",
+        a.as_str(),
+        b.as_str()
+    );
+    Condition::all().add(Expr::cust_with_values(
+        sql,
+        [
+            Value::Array(types.0, Some(Box::new(left))),
+            Value::Array(types.1, Some(Box::new(right))),
+        ],
+    ))
+}
+
+/// The JSON that `jsonb_populate_recordset` reads back into the column's type.
+fn json(value: Value) -> Result<serde_json::Value, DbErr> {
+    use serde_json::Value as J;
+    Ok(match value {
+        Value::Bool(v) => v.map_or(J::Null, J::Bool),
+        Value::SmallInt(v) => v.map_or(J::Null, |v| J::from(v)),
+        Value::Int(v) => v.map_or(J::Null, |v| J::from(v)),
+        Value::BigInt(v) => v.map_or(J::Null, |v| J::from(v)),
+        Value::Double(v) => v.map_or(J::Null, |v| J::from(v)),
+        Value::String(v) => v.map_or(J::Null, J::String),
+        Value::Uuid(v) => v.map_or(J::Null, |v| J::String(v.to_string())),
+        Value::ChronoDateTimeUtc(v) => v.map_or(J::Null, |v| {
+            J::String(v.to_rfc3339_opts(chrono::SecondsFormat::Micros, true))
+        }),
+        Value::Json(v) => v.map_or(J::Null, |v| *v),
+        other => {
+            return Err(DbErr::Custom(format!(
+                "insert_all: no JSON form for {other:?}"
+            )));
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_become_the_json_postgresql_reads_back() {
+        let at = chrono::DateTime::parse_from_rfc3339("2026-11-25T03:00:00.123456Z")
+            .unwrap()
+            .to_utc();
+        assert_eq!(
+            json(Value::from(at)).unwrap(),
+            serde_json::json!("2026-11-25T03:00:00.123456Z")
+        );
+        assert_eq!(json(Value::String(None)).unwrap(), serde_json::Value::Null);
+        assert_eq!(json(Value::from(7_i64)).unwrap(), serde_json::json!(7));
+        assert!(json(Value::Char(Some('x'))).is_err());
+    }
+}
