@@ -151,10 +151,10 @@ fn json(value: Value) -> Result<serde_json::Value, DbErr> {
     use serde_json::Value as J;
     Ok(match value {
         Value::Bool(v) => v.map_or(J::Null, J::Bool),
-        Value::SmallInt(v) => v.map_or(J::Null, |v| J::from(v)),
-        Value::Int(v) => v.map_or(J::Null, |v| J::from(v)),
-        Value::BigInt(v) => v.map_or(J::Null, |v| J::from(v)),
-        Value::Double(v) => v.map_or(J::Null, |v| J::from(v)),
+        Value::SmallInt(v) => v.map_or(J::Null, J::from),
+        Value::Int(v) => v.map_or(J::Null, J::from),
+        Value::BigInt(v) => v.map_or(J::Null, J::from),
+        Value::Double(v) => v.map_or(J::Null, J::from),
         Value::String(v) => v.map_or(J::Null, J::String),
         Value::Uuid(v) => v.map_or(J::Null, |v| J::String(v.to_string())),
         Value::ChronoDateTimeUtc(v) => v.map_or(J::Null, |v| {
