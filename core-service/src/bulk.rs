@@ -39,9 +39,11 @@ where
         }
         return insert.exec_without_returning(db).await;
     }
+    // Every column some row sets; a row leaving one of them unset is an error below, never a
+    // value dropped.
     let columns: Vec<<A::Entity as EntityTrait>::Column> =
         <A::Entity as EntityTrait>::Column::iter()
-            .filter(|c| !rows[0].is_not_set(*c))
+            .filter(|c| rows.iter().any(|row| !row.is_not_set(*c)))
             .collect();
     let mut records = Vec::with_capacity(rows.len());
     for row in &rows {
@@ -88,15 +90,7 @@ pub fn uuid_in<C: ColumnTrait>(
     column: C,
     ids: impl IntoIterator<Item = Uuid>,
 ) -> SimpleExpr {
-    let ids: Vec<Uuid> = ids.into_iter().collect();
-    if backend != DbBackend::Postgres {
-        return column.is_in(ids);
-    }
-    let values = ids.into_iter().map(Value::from).collect();
-    Expr::col(column).eq(PgFunc::any(Expr::val(Value::Array(
-        ArrayType::Uuid,
-        Some(Box::new(values)),
-    ))))
+    any_of(backend, column, ArrayType::Uuid, ids)
 }
 
 /// `column IN (values)` for text: `column = ANY($1)` with one text array on PostgreSQL.
@@ -105,13 +99,21 @@ pub fn text_in<C: ColumnTrait>(
     column: C,
     values: impl IntoIterator<Item = String>,
 ) -> SimpleExpr {
-    let values: Vec<String> = values.into_iter().collect();
+    any_of(backend, column, ArrayType::String, values)
+}
+
+fn any_of<C: ColumnTrait, V: Into<Value>>(
+    backend: DbBackend,
+    column: C,
+    ty: ArrayType,
+    values: impl IntoIterator<Item = V>,
+) -> SimpleExpr {
+    let values: Vec<Value> = values.into_iter().map(Into::into).collect();
     if backend != DbBackend::Postgres {
         return column.is_in(values);
     }
-    let values = values.into_iter().map(Value::from).collect();
     Expr::col(column).eq(PgFunc::any(Expr::val(Value::Array(
-        ArrayType::String,
+        ty,
         Some(Box::new(values)),
     ))))
 }
