@@ -190,7 +190,7 @@ impl Runner {
             let queued = super::service::record(&txn, event, now).await?;
             txn.commit().await?;
             if queued > 0 {
-                core.webhook_wakeup.wake().await;
+                core.webhook_wakeup.wake();
             }
             return Ok(Step::Done);
         };

@@ -389,7 +389,7 @@ async fn cancel(core: &Core, broadcast: broadcasts::Model) -> AppResult<broadcas
     let queued = record(&txn, event, now).await?;
     txn.commit().await?;
     if queued > 0 {
-        core.webhook_wakeup.wake().await;
+        core.webhook_wakeup.wake();
     }
     Ok(canceled)
 }

@@ -99,7 +99,7 @@ async fn apply(
         tally.apply(&txn).await?;
         txn.commit().await?;
         if queued > 0 {
-            core.webhook_wakeup.wake().await;
+            core.webhook_wakeup.wake();
         }
         return Ok(Some(after));
     }
@@ -150,7 +150,7 @@ pub async fn follow_many(core: &Core, business_id: Uuid, people: &[(Uuid, bool)]
     tally.apply(&txn).await?;
     txn.commit().await?;
     if queued > 0 {
-        core.webhook_wakeup.wake().await;
+        core.webhook_wakeup.wake();
     }
     Ok(())
 }

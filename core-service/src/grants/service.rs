@@ -90,7 +90,7 @@ pub async fn revoke(core: &Core, user_id: Uuid, client_id: &str) -> AppResult<gr
     tally.apply(&txn).await?;
     txn.commit().await?;
     if queued > 0 {
-        core.webhook_wakeup.wake().await;
+        core.webhook_wakeup.wake();
     }
     Ok(revoked)
 }

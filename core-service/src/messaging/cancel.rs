@@ -76,7 +76,7 @@ async fn cancel(core: &Core, message: messages::Model) -> AppResult<messages::Mo
     match outbox::cancel(&core.db, message.id, core.clock.now()).await? {
         Some((canceled, queued)) => {
             if queued > 0 {
-                core.webhook_wakeup.wake().await;
+                core.webhook_wakeup.wake();
             }
             Ok(canceled)
         }

@@ -224,7 +224,7 @@ impl Dispatcher {
             outbox::postpone(&self.core.db, &failed, due).await?;
         }
         if queued > 0 {
-            self.core.webhook_wakeup.wake().await;
+            self.core.webhook_wakeup.wake();
         }
         tracing::debug!(
             messages = ids.len(),

@@ -129,7 +129,7 @@ pub async fn retry_delivery(
             "only a failed delivery can be retried",
         ));
     };
-    core.webhook_wakeup.wake().await;
+    core.webhook_wakeup.wake();
     Ok(requeued)
 }
 
@@ -156,7 +156,7 @@ pub async fn recover(
         .await?
         .len() as u64;
     if requeued > 0 {
-        core.webhook_wakeup.wake().await;
+        core.webhook_wakeup.wake();
     }
     Ok(requeued)
 }
@@ -226,7 +226,7 @@ pub async fn recover_business(
         recovery.requeued.push((webhook.id, n));
     }
     if recovery.requeued.iter().any(|(_, n)| *n > 0) {
-        core.webhook_wakeup.wake().await;
+        core.webhook_wakeup.wake();
     }
     Ok(recovery)
 }

@@ -254,7 +254,7 @@ async fn save(
     }
     txn.commit().await?;
     if reactivated {
-        core.webhook_wakeup.wake().await;
+        core.webhook_wakeup.wake();
     }
     Ok(saved)
 }
@@ -378,7 +378,7 @@ pub async fn test(core: &Core, authorization: Option<&str>, id: &str) -> AppResu
     .await?;
     tally.apply(&txn).await?;
     txn.commit().await?;
-    core.webhook_wakeup.wake().await;
+    core.webhook_wakeup.wake();
     Ok(())
 }
 

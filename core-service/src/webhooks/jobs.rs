@@ -489,7 +489,7 @@ pub fn stream(
         };
         if returned > 0 {
             metrics::counter!("webhook_jobs_returned_total").increment(returned);
-            core.webhook_wakeup.wake().await;
+            core.webhook_wakeup.wake();
         }
         tracing::info!(worker = %worker, returned, "worker left the job stream");
     });

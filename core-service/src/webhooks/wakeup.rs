@@ -1,8 +1,13 @@
 //! Waking the job streams when deliveries are committed. Callers do
-//! `core.webhook_wakeup.wake().await` after the commit; the streams of this core wake at once,
-//! and on PostgreSQL every other core's streams wake too: `wake` sends `pg_notify` on
-//! [`CHANNEL`] and each core's [`WebhookWakeup::listen`] turns those notifications into local
-//! wake-ups.
+//! `core.webhook_wakeup.wake()` after the commit; the streams of this core wake at once,
+//! and on PostgreSQL every other core's streams wake too: [`WebhookWakeup::listen`] sends
+//! `pg_notify` on [`CHANNEL`] for the wake-ups of this core and turns the other cores'
+//! notifications into local wake-ups.
+//!
+//! The announcements go out from one task, one at a time: the wake-ups that come while one is
+//! on its way share the next, so a busy core sends one `pg_notify` per round trip rather than
+//! one per committed batch, and no caller waits for it. Each names its core, whose own
+//! listener ignores it (its streams were woken already).
 //!
 //! A wake-up is a hint, never the guarantee: a stream that misses one (a lost notification,
 //! LISTEN reconnecting) still finds due deliveries at its next poll.
@@ -25,6 +30,10 @@ const RELISTEN: Duration = Duration::from_secs(2);
 pub struct WebhookWakeup {
     db: DatabaseConnection,
     notify: Notify,
+    /// Set when other cores are to hear of a wake-up (one permit however many come).
+    announce: Notify,
+    /// The payload of this core's notifications.
+    id: String,
 }
 
 impl WebhookWakeup {
@@ -32,18 +41,17 @@ impl WebhookWakeup {
         WebhookWakeup {
             db,
             notify: Notify::new(),
+            announce: Notify::new(),
+            id: uuid::Uuid::new_v4().simple().to_string(),
         }
     }
 
-    /// Tells the job streams of this core, and on PostgreSQL of every core, that deliveries
-    /// were committed.
-    pub async fn wake(&self) {
+    /// Tells the job streams of this core, and on PostgreSQL of every core (through
+    /// [`WebhookWakeup::listen`]'s task), that deliveries were committed.
+    pub fn wake(&self) {
         self.notify.notify_waiters();
         if self.db.get_database_backend() == DbBackend::Postgres {
-            let notify = format!("SELECT pg_notify('{CHANNEL}', '')");
-            if let Err(err) = self.db.execute_unprepared(&notify).await {
-                tracing::debug!(error = %err, "pg_notify failed; workers fall back to polling");
-            }
+            self.announce.notify_one();
         }
     }
 
@@ -52,20 +60,44 @@ impl WebhookWakeup {
         self.notify.notified()
     }
 
-    /// On PostgreSQL, turns other cores' `pg_notify` into this core's wake-ups until `cancel`
-    /// fires (LISTEN connects again after a failure); on SQLite there are no other cores.
+    /// On PostgreSQL, until `cancel` fires: announces this core's wake-ups to the other cores
+    /// and turns theirs into this core's (LISTEN connects again after a failure). On SQLite
+    /// there are no other cores.
     pub async fn listen(&self, cancel: CancellationToken) {
         if self.db.get_database_backend() != DbBackend::Postgres {
             return;
         }
+        tokio::select! {
+            () = self.announcer(cancel.clone()) => {}
+            () = self.listener(cancel) => {}
+        }
+    }
+
+    /// Sends one `pg_notify` per burst of wake-ups, one at a time.
+    async fn announcer(&self, cancel: CancellationToken) {
+        let notify = format!("SELECT pg_notify('{CHANNEL}', '{}')", self.id);
+        loop {
+            tokio::select! {
+                () = cancel.cancelled() => return,
+                () = self.announce.notified() => {}
+            }
+            if let Err(err) = self.db.execute_unprepared(&notify).await {
+                tracing::debug!(error = %err, "pg_notify failed; other cores' workers fall back to polling");
+            }
+        }
+    }
+
+    async fn listener(&self, cancel: CancellationToken) {
         let pool = self.db.get_postgres_connection_pool().clone();
         loop {
             let listening = async {
                 let mut listener = sqlx::postgres::PgListener::connect_with(&pool).await?;
                 listener.listen(CHANNEL).await?;
                 loop {
-                    listener.recv().await?;
-                    self.notify.notify_waiters();
+                    let notification = listener.recv().await?;
+                    if notification.payload() != self.id {
+                        self.notify.notify_waiters();
+                    }
                 }
                 #[allow(unreachable_code)]
                 Ok::<(), sqlx::Error>(())
