@@ -109,6 +109,11 @@ struct Args {
     /// Authentication sends per second of the bench's business during the broadcast phase.
     #[arg(long, default_value_t = 50)]
     auth_rate: u32,
+    /// Seconds of closed-loop sends before the first phase of each topology, after which the
+    /// database's statistics are gathered (`ANALYZE`), as a running deployment has them; 0 to
+    /// measure a fresh database's first seconds instead.
+    #[arg(long, default_value_t = 5)]
+    warmup: u64,
     /// Seconds to wait for the webhook backlog to drain after a phase.
     #[arg(long, default_value_t = 120)]
     drain_timeout: u64,
@@ -624,6 +629,38 @@ async fn statements(stack: Option<&external::External>) -> u64 {
     }
 }
 
+/// Brings the stack and the database to a running deployment's state before anything is
+/// measured: closed-loop sends for `--warmup` seconds, their webhooks delivered, then `ANALYZE`.
+/// A fresh database has no statistics, and PostgreSQL keeps each connection's plans of a
+/// prepared statement made while the tables were empty (sequential scans) until the tables are
+/// analyzed, which autovacuum does about a minute after their first rows: without this the
+/// first phase would measure that minute, not the service.
+async fn warm_up(app: &TestApp, load: Arc<Load>, arrivals: &Arrivals, args: &Args, tag: &str) {
+    let before = arrivals.log.lock().unwrap().len();
+    let result = closed_loop(
+        load,
+        args.connections,
+        Duration::from_secs(args.warmup),
+        tag,
+    )
+    .await;
+    let expected = result.accepted.len() * args.endpoints;
+    let deadline = Instant::now() + Duration::from_secs(args.drain_timeout);
+    while arrivals.log.lock().unwrap().len() - before < expected && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    app.core
+        .db
+        .execute_unprepared("ANALYZE")
+        .await
+        .expect("ANALYZE after the warm-up");
+    println!(
+        "\nwarm-up: {} sends in {} s, their webhooks delivered, then ANALYZE",
+        result.accepted.len(),
+        args.warmup
+    );
+}
+
 async fn report(
     name: &str,
     app: &TestApp,
@@ -1066,6 +1103,16 @@ async fn main() {
         }
         let stack = stack.as_ref();
         let receiver_process = receiver_process.as_ref();
+        if args.warmup > 0 {
+            warm_up(
+                &app,
+                load.clone(),
+                &arrivals,
+                &args,
+                &format!("warmup-{topology}"),
+            )
+            .await;
+        }
         for phase in &args.phases {
             let statements = statements(stack).await;
             let transactions = pg_transactions(&app).await;
