@@ -52,15 +52,28 @@ pub async fn lease_due(
              WHERE class = {class} AND due_at_ms <= $3 ORDER BY due_at_ms LIMIT {limit}{lock}) AS c{class}"
         )
     };
-    let sql = format!(
-        "UPDATE message_outbox SET lease_until_ms = $1, due_at_ms = $1, lease_owner = $2, \
-         attempts = attempts + 1 \
-         WHERE message_id IN (SELECT message_id FROM ({} UNION ALL {} UNION ALL {}) AS due LIMIT $4) \
-         RETURNING message_id, class",
+    let due = format!(
+        "SELECT message_id FROM ({} UNION ALL {} UNION ALL {}) AS due LIMIT $4",
         class(SINGLE, "$4"),
         class(SCHEDULED, "$5"),
         class(BROADCAST, "$6"),
     );
+    let set = "lease_until_ms = $1, due_at_ms = $1, lease_owner = $2, attempts = attempts + 1";
+    let sql = match db.get_database_backend() {
+        // The due rows are picked (and locked) once, then updated through the primary key,
+        // whatever the planner believes of the table's size: as `IN (subquery)`, a queue analyzed
+        // while nearly empty was planned as a nested loop that ran the locking subquery once
+        // per row of the table.
+        sea_orm::DbBackend::Postgres => format!(
+            "WITH due AS MATERIALIZED ({due}) \
+             UPDATE message_outbox o SET {set} FROM due WHERE o.message_id = due.message_id \
+             RETURNING o.message_id, o.class"
+        ),
+        _ => format!(
+            "UPDATE message_outbox SET {set} WHERE message_id IN ({due}) \
+             RETURNING message_id, class"
+        ),
+    };
     let values = vec![
         lease_until_ms.into(),
         owner.into(),

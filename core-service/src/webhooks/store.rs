@@ -222,7 +222,7 @@ pub async fn lease_due(
          AND l.lease_until_ms > $3 GROUP BY l.webhook_id";
     // Each class is read in its own index range, the broadcast class after the other: a
     // broadcast's backlog is never scanned past, and never taken before another due delivery.
-    let sql = if per_endpoint == 0 || !any_slow {
+    let due = if per_endpoint == 0 || !any_slow {
         let class = |class: i32, limit: &str| {
             format!(
                 "SELECT id FROM (SELECT d.id FROM webhook_deliveries d \
@@ -232,10 +232,7 @@ pub async fn lease_due(
             )
         };
         format!(
-            "UPDATE webhook_deliveries SET lease_until_ms = $1, next_attempt_at_ms = $1, \
-             lease_token = $2 \
-             WHERE id IN (SELECT id FROM ({} UNION ALL {}) AS due LIMIT $5) \
-             RETURNING id, webhook_id, event_id, event_type, data, created_at, class",
+            "SELECT id FROM ({} UNION ALL {}) AS due LIMIT $5",
             class(crate::events::DELIVERY_CLASS, "$5"),
             class(crate::events::BROADCAST_DELIVERY_CLASS, "$5"),
         )
@@ -255,20 +252,32 @@ pub async fn lease_due(
             )
         };
         format!(
-            "UPDATE webhook_deliveries SET lease_until_ms = $1, next_attempt_at_ms = $1, \
-         lease_token = $2 \
-         WHERE id IN (SELECT r.id FROM (\
+            "SELECT r.id FROM (\
            SELECT c.id, c.next_attempt_at_ms, c.class, c.slow, COALESCE(b.busy, 0) AS busy, \
              ROW_NUMBER() OVER (PARTITION BY c.webhook_id \
                ORDER BY c.class, c.next_attempt_at_ms, c.id) AS rn \
            FROM ({} UNION ALL {}) c \
            LEFT JOIN ({busy}) b ON b.webhook_id = c.webhook_id\
          ) r WHERE r.slow = 0 OR r.rn + r.busy <= $6 \
-         ORDER BY r.class, r.next_attempt_at_ms LIMIT $5) \
-         RETURNING id, webhook_id, event_id, event_type, data, created_at, class",
+         ORDER BY r.class, r.next_attempt_at_ms LIMIT $5",
             class(crate::events::DELIVERY_CLASS, "$7"),
             class(crate::events::BROADCAST_DELIVERY_CLASS, "$7"),
         )
+    };
+    let set = "lease_until_ms = $1, next_attempt_at_ms = $1, lease_token = $2";
+    let returning = "u.id, u.webhook_id, u.event_id, u.event_type, u.data, u.created_at, u.class";
+    let sql = match db.get_database_backend() {
+        // Picked (and locked) once, then updated through the primary key whatever the planner
+        // believes of the table's size (see `messaging::outbox::lease_due`).
+        sea_orm::DbBackend::Postgres => format!(
+            "WITH due AS MATERIALIZED ({due}) \
+             UPDATE webhook_deliveries u SET {set} FROM due WHERE u.id = due.id \
+             RETURNING {returning}"
+        ),
+        _ => format!(
+            "UPDATE webhook_deliveries SET {set} WHERE id IN ({due}) \
+             RETURNING id, webhook_id, event_id, event_type, data, created_at, class"
+        ),
     };
     let mut values: Vec<sea_orm::Value> = vec![
         lease_until_ms.into(),
