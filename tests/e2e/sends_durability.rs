@@ -402,3 +402,79 @@ e2e!(
         assert_eq!(history.data()["messages"].as_array().unwrap().len(), 12);
     }
 );
+
+e2e!(
+    a_message_handed_to_the_dispatcher_is_leased_to_it_and_sent_once_after_the_lease_lapses,
+    |app| async move {
+        use core_service::entities::message_outbox;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        // This test takes the core's hand-off queue in place of its dispatcher, with room for
+        // two messages, and never hands them out: a dispatcher that died holding them.
+        let mut handed =
+            app.core
+                .sends
+                .open_handoff("doomed-dispatcher", Duration::from_secs(30), 2);
+        let now_ms = core_service::clock::Clock::now_ms(&app.clock);
+        let mut ids = Vec::new();
+        for _ in 0..3 {
+            let reply = send_v1(&app, &biz, utility(FAN), None).await;
+            reply.assert_ok(200);
+            ids.push(reply.data()["id"].as_str().unwrap().to_string());
+        }
+        // The first two were written leased to the queue's dispatcher and handed over; the
+        // third found no room and was left due for any dispatcher, which sent it at once.
+        for id in &ids[..2] {
+            let message = handed.try_recv().expect("a handed message");
+            assert_eq!(message.message.id.to_string(), *id);
+            assert_eq!(message.lease_until_ms, now_ms + 30_000);
+            let row = message_outbox::Entity::find_by_id(message.message.id)
+                .one(&app.core.db)
+                .await
+                .unwrap()
+                .expect("its outbox row");
+            assert_eq!(row.lease_owner.as_deref(), Some("doomed-dispatcher"));
+            assert_eq!(
+                (row.lease_until_ms, row.due_at_ms),
+                (now_ms + 30_000, now_ms + 30_000)
+            );
+        }
+        assert!(handed.try_recv().is_err(), "only two had room");
+        assert_eq!(
+            settled(&app, &biz.owner_token, &ids[2]).await["status"],
+            "delivered"
+        );
+        // While the lease holds, no other dispatcher takes the handed ones...
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let history = app.get("/business/messages", Some(&biz.owner_token)).await;
+        for id in &ids[..2] {
+            let entry = history.data()["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["id"] == id.as_str())
+                .cloned()
+                .unwrap();
+            assert_eq!(entry["status"], "accepted", "taken while its lease held");
+        }
+        // ...and once it lapses, the core's own dispatcher (which leases from the database)
+        // sends each exactly once. A closed queue hands nothing more over.
+        drop(handed);
+        app.clock.advance(Duration::from_secs(31));
+        for id in &ids[..2] {
+            assert_eq!(
+                settled(&app, &biz.owner_token, id).await["status"],
+                "delivered"
+            );
+        }
+        let reply = send_v1(&app, &biz, utility(FAN), None).await;
+        reply.assert_ok(200);
+        let last = reply.data()["id"].as_str().unwrap().to_string();
+        assert_eq!(
+            settled(&app, &biz.owner_token, &last).await["status"],
+            "delivered"
+        );
+        let events = outcome_events(&app, &biz).await;
+        assert_eq!(events.len(), 4, "one outcome event per message");
+    }
+);

@@ -11,6 +11,7 @@ use uuid::Uuid;
 use super::delivery::{DeliveryProvider, FailureReason};
 use super::outbox::{self, Outcome};
 use super::store;
+use super::writer::Handed;
 use crate::consent::service::ACTIVE;
 use crate::domain::{BusinessMode, BusinessStatus};
 use crate::entities::messages;
@@ -33,6 +34,13 @@ const SCHEDULED_BATCH: (usize, usize) = (32, 64);
 const BROADCAST_BATCH: (usize, usize) = (256, 256);
 /// How long to wait before retrying a message whose attempt could not be made.
 const BACKOFF: Duration = Duration::from_secs(5);
+/// The most messages this core's writer hands over at a time (see `writer.rs`).
+const HANDOFF: usize = 1024;
+/// While handed messages keep coming, the database is still asked for due rows (scheduled,
+/// broadcast, other cores', lapsed leases) at least this often.
+const LEASE_EVERY: Duration = Duration::from_millis(50);
+/// A handed message whose lease ends sooner than this is left to be leased again.
+const HANDOFF_MARGIN: Duration = Duration::from_secs(5);
 
 /// What one lease took: the messages to hand out, of which `later` were scheduled or broadcast
 /// messages.
@@ -73,11 +81,43 @@ impl Dispatcher {
         // Batches with scheduled or broadcast messages take all slots but one: a backlog due at
         // once never holds up the single sends behind it.
         let scheduled_slots = Arc::new(tokio::sync::Semaphore::new(in_flight - 1));
+        let mut handed = self.core.sends.open_handoff(&self.owner, LEASE, HANDOFF);
         let this = Arc::new(self);
+        let mut last_lease = tokio::time::Instant::now();
         loop {
-            let Ok(slot) = slots.clone().acquire_owned().await else {
+            let Ok(mut slot) = slots.clone().acquire_owned().await else {
                 return;
             };
+            // Messages this core accepted come first, already leased and read: single sends
+            // due now. The database is asked too when none wait, and at least every
+            // LEASE_EVERY while they keep coming.
+            let mut batch = Vec::new();
+            while batch.len() < BATCH.max(this.concurrency) {
+                match handed.try_recv() {
+                    Ok(message) => batch.push(message),
+                    Err(_) => break,
+                }
+            }
+            if !batch.is_empty() {
+                let count = batch.len();
+                let this2 = this.clone();
+                tokio::spawn(async move {
+                    let _slot = slot;
+                    this2.deliver_handed(batch).await;
+                });
+                if last_lease.elapsed() < LEASE_EVERY {
+                    tokio::select! {
+                        () = cancel.cancelled() => break,
+                        () = self_wait(&this.core, linger(count)) => {}
+                    }
+                    continue;
+                }
+                slot = match slots.clone().acquire_owned().await {
+                    Ok(slot) => slot,
+                    Err(_) => return,
+                };
+            }
+            last_lease = tokio::time::Instant::now();
             let scheduled_slot = scheduled_slots.clone().try_acquire_owned().ok();
             let leased = match this.lease(scheduled_slot.is_some()).await {
                 Ok(leased) => leased,
@@ -100,12 +140,7 @@ impl Dispatcher {
             } else {
                 drop(slot);
             }
-            let pause = match count {
-                0 => None,
-                n if n < 8 => Some(LINGER * 3),
-                n if n < BATCH / 4 => Some(LINGER),
-                _ => Some(Duration::ZERO),
-            };
+            let pause = linger(count);
             if count == 0 && held_back {
                 // Scheduled or broadcast messages may be due behind the batches under way: lease
                 // again as soon as one of those finishes (or a send arrives, or the poll passes).
@@ -121,8 +156,43 @@ impl Dispatcher {
                 () = self_wait(&this.core, pause) => {}
             }
         }
+        // Messages handed over and not taken yet are due again now, for any dispatcher (new
+        // ones are no longer handed over once the queue is closed).
+        handed.close();
+        let mut left = Vec::new();
+        while let Ok(message) = handed.try_recv() {
+            left.push(message.message.id);
+        }
+        if !left.is_empty()
+            && let Err(err) = outbox::postpone(&this.core.db, &left, this.core.clock.now_ms()).await
+        {
+            tracing::warn!(error = %err, messages = left.len(), "could not give back handed messages; their leases will lapse");
+        }
         // Let the batches under way finish (their leases would lapse otherwise).
         let _ = slots.acquire_many(in_flight as u32).await;
+    }
+
+    /// Hands out messages this core's writer handed over, skipping any whose lease is about
+    /// to end (it is left to be leased again).
+    async fn deliver_handed(&self, handed: Vec<Handed>) {
+        let fresh_until = self.core.clock.now_ms() + HANDOFF_MARGIN.as_millis() as i64;
+        let (messages, stale): (Vec<_>, Vec<_>) = handed
+            .into_iter()
+            .partition(|h| h.lease_until_ms > fresh_until);
+        if !stale.is_empty() {
+            tracing::debug!(
+                messages = stale.len(),
+                "handed messages left for their lease to lapse"
+            );
+        }
+        let messages: Vec<messages::Model> = messages.into_iter().map(|h| h.message).collect();
+        if messages.is_empty() {
+            return;
+        }
+        let ids: Vec<Uuid> = messages.iter().map(|m| m.id).collect();
+        if let Err(err) = self.dispatch_messages(&ids, messages).await {
+            self.postpone_failed(&ids, &err).await;
+        }
     }
 
     fn batch(&self, (postgres, sqlite): (usize, usize)) -> u64 {
@@ -183,15 +253,28 @@ impl Dispatcher {
     }
 
     async fn deliver_leased(&self, ids: Vec<Uuid>) {
-        if let Err(err) = self.dispatch(&ids).await {
-            tracing::warn!(error = %err, messages = ids.len(), "delivery attempt failed; will retry");
-            let due = self.core.clock.now_ms() + BACKOFF.as_millis() as i64;
-            let _ = outbox::postpone(&self.core.db, &ids, due).await;
+        let result = match outbox::messages(&self.core.db, &ids).await {
+            Ok(messages) => self.dispatch_messages(&ids, messages).await,
+            Err(err) => Err(err),
+        };
+        if let Err(err) = result {
+            self.postpone_failed(&ids, &err).await;
         }
     }
 
-    async fn dispatch(&self, ids: &[Uuid]) -> crate::error::AppResult<()> {
-        let messages = outbox::messages(&self.core.db, ids).await?;
+    async fn postpone_failed(&self, ids: &[Uuid], err: &crate::error::AppError) {
+        tracing::warn!(error = %err, messages = ids.len(), "delivery attempt failed; will retry");
+        let due = self.core.clock.now_ms() + BACKOFF.as_millis() as i64;
+        let _ = outbox::postpone(&self.core.db, ids, due).await;
+    }
+
+    /// Hands `messages` (those of the leased outbox rows `ids`) to the provider and records
+    /// their outcomes.
+    async fn dispatch_messages(
+        &self,
+        ids: &[Uuid],
+        messages: Vec<messages::Model>,
+    ) -> crate::error::AppResult<()> {
         // Decided already (a lease that lapsed mid-delivery): only their outbox rows go.
         let (open, _decided): (Vec<_>, Vec<_>) =
             messages.into_iter().partition(|m| m.status == "accepted");
@@ -292,6 +375,18 @@ impl Dispatcher {
             }
         }
         Ok((go, refused))
+    }
+}
+
+/// The pause after a batch of `count` messages before the next lease: a little longer after a
+/// small one, so that each lease and its transaction serve several messages; none when idle
+/// (`count` 0: wait for a send or the poll).
+fn linger(count: usize) -> Option<Duration> {
+    match count {
+        0 => None,
+        n if n < 8 => Some(LINGER * 3),
+        n if n < BATCH / 4 => Some(LINGER),
+        _ => Some(Duration::ZERO),
     }
 }
 

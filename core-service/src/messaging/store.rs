@@ -196,16 +196,29 @@ fn existing_answer(existing: &idempotency_keys::Model, request_hash: &str) -> Wr
     }
 }
 
+/// Outbox rows a batch writes already leased to this core's dispatcher, which is handed their
+/// messages in memory after the commit (`writer.rs`): at most `room` of them, single sends due
+/// now only.
+#[derive(Debug, Clone, Copy)]
+pub struct OutboxLease<'a> {
+    pub owner: &'a str,
+    pub until_ms: i64,
+    pub room: usize,
+}
+
 /// Writes a batch of sends inside `txn`: claims their keys with one multi-row insert (a key
 /// already held answers replay or conflict, and writes nothing for that send), takes exact
 /// limits, then inserts the messages and their outbox rows with one statement each, and counts
 /// them in the usage counters (one statement, last). One send's refusal never fails another.
-/// Keys must be unique within the batch.
+/// Keys must be unique within the batch. With `lease`, the outbox rows of up to `lease.room`
+/// accepted single sends due now are written leased (due when the lease ends); their indices
+/// in `sends` are returned beside the answers.
 pub async fn write_sends(
     txn: &DatabaseTransaction,
     sends: &[NewSend],
     now_ms: i64,
-) -> AppResult<Vec<Written>> {
+    lease: Option<OutboxLease<'_>>,
+) -> AppResult<(Vec<Written>, Vec<usize>)> {
     let mut written = vec![Written::Accepted; sends.len()];
     // Claim keys in a fixed order, so concurrent batches on PostgreSQL wait rather than deadlock.
     let mut keyed: Vec<usize> = (0..sends.len())
@@ -350,41 +363,57 @@ pub async fn write_sends(
             None => accepted_here.push(at),
         }
     }
-    let accepted: Vec<&NewSend> = sends
+    let accepted: Vec<(usize, &NewSend)> = sends
         .iter()
+        .enumerate()
         .zip(&written)
         .filter(|(_, w)| **w == Written::Accepted)
         .map(|(s, _)| s)
         .collect();
+    let mut handed = Vec::new();
     if !accepted.is_empty() {
         crate::bulk::insert_all(
             txn,
             accepted
                 .iter()
-                .map(|s| messages::ActiveModel::from(s.message.clone()))
+                .map(|(_, s)| messages::ActiveModel::from(s.message.clone()))
                 .collect(),
             &[],
         )
         .await?;
-        let outbox = accepted.iter().map(|s| {
+        let outbox = accepted.iter().map(|&(i, s)| {
             // A scheduled message is due at its send time, behind single sends due now.
             let scheduled = s.message.status == "scheduled";
             let due = match s.message.send_at {
                 Some(at) if scheduled => at.timestamp_millis(),
                 _ => now_ms,
             };
-            message_outbox::ActiveModel {
-                message_id: Set(s.message.id),
-                due_at_ms: Set(due),
-                lease_until_ms: Set(0),
-                lease_owner: Set(None),
-                attempts: Set(0),
-                class: Set(i32::from(scheduled)),
+            match lease {
+                Some(lease) if !scheduled && handed.len() < lease.room => {
+                    handed.push(i);
+                    message_outbox::ActiveModel {
+                        message_id: Set(s.message.id),
+                        due_at_ms: Set(lease.until_ms),
+                        lease_until_ms: Set(lease.until_ms),
+                        lease_owner: Set(Some(lease.owner.to_string())),
+                        attempts: Set(1),
+                        class: Set(0), // a single send (`outbox::SINGLE`)
+                    }
+                }
+                _ => message_outbox::ActiveModel {
+                    message_id: Set(s.message.id),
+                    due_at_ms: Set(due),
+                    lease_until_ms: Set(0),
+                    lease_owner: Set(None),
+                    attempts: Set(0),
+                    class: Set(i32::from(scheduled)),
+                },
             }
         });
-        crate::bulk::insert_all(txn, outbox.collect(), &[]).await?;
+        let outbox = outbox.collect();
+        crate::bulk::insert_all(txn, outbox, &[]).await?;
         let mut tally = crate::usage::Tally::new();
-        for send in &accepted {
+        for (_, send) in &accepted {
             let message = &send.message;
             tally.accepted(
                 message.business_id,
@@ -395,7 +424,7 @@ pub async fn write_sends(
         }
         tally.apply(txn).await?;
     }
-    Ok(written)
+    Ok((written, handed))
 }
 
 /// The service limit: a business's service messages to one recipient are at least this far

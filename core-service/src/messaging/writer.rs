@@ -6,16 +6,24 @@
 //!
 //! The write runs in the writer's task, never in the caller's: a client that goes away cannot
 //! cancel a transaction half-way, and a send is acknowledged only after its commit.
+//!
+//! The hand-off: while this core's dispatcher has room in its queue, a batch writes the outbox
+//! rows of its single sends due now already leased to that dispatcher, and hands the messages
+//! to it in memory after the commit, so the dispatcher neither leases nor reads them back. The
+//! lease is an ordinary outbox lease: if this core dies before handing them out, they are due
+//! again when it lapses, like any leased row.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
+use std::time::Duration;
 
 use sea_orm::{DatabaseConnection, TransactionTrait};
 use tokio::sync::{Mutex, mpsc, oneshot};
 use uuid::Uuid;
 
-use super::store::{self, NewSend, Written};
+use super::store::{self, NewSend, OutboxLease, Written};
 use crate::clock::SharedClock;
+use crate::entities::messages;
 use crate::error::{AppError, AppResult};
 
 /// The most sends one transaction holds.
@@ -23,10 +31,29 @@ const MAX_BATCH: usize = 256;
 
 type Reply = oneshot::Sender<AppResult<Written>>;
 
+/// A message handed to this core's dispatcher, its outbox row leased to it until
+/// `lease_until_ms`.
+#[derive(Debug)]
+pub struct Handed {
+    pub message: messages::Model,
+    pub lease_until_ms: i64,
+}
+
+/// Where accepted messages are handed, once this core's dispatcher has opened it.
+#[derive(Clone)]
+struct Handoff {
+    tx: mpsc::Sender<Handed>,
+    owner: Arc<str>,
+    lease: Duration,
+}
+
+type HandoffSlot = Arc<std::sync::Mutex<Option<Handoff>>>;
+
 /// The handle callers use; cheap to clone.
 #[derive(Clone)]
 pub struct SendWriter {
     tx: mpsc::Sender<(NewSend, Reply)>,
+    handoff: HandoffSlot,
 }
 
 impl SendWriter {
@@ -34,16 +61,37 @@ impl SendWriter {
     pub fn spawn(db: DatabaseConnection, clock: SharedClock, writers: usize) -> SendWriter {
         let (tx, rx) = mpsc::channel(MAX_BATCH * 8);
         let rx = Arc::new(Mutex::new(rx));
+        let handoff = HandoffSlot::default();
         for _ in 0..writers.max(1) {
             let task = Task {
                 db: db.clone(),
                 clock: clock.clone(),
                 rx: rx.clone(),
                 carried: VecDeque::new(),
+                handoff: handoff.clone(),
             };
             tokio::spawn(task.run());
         }
-        SendWriter { tx }
+        SendWriter { tx, handoff }
+    }
+
+    /// Called by this core's dispatcher: from now on, up to `capacity` accepted single sends
+    /// at a time are leased to `owner` for `lease` when written and handed over on the
+    /// returned queue. Closing (or dropping) the queue ends the hand-off; messages written
+    /// meanwhile are left due for any dispatcher.
+    pub fn open_handoff(
+        &self,
+        owner: &str,
+        lease: Duration,
+        capacity: usize,
+    ) -> mpsc::Receiver<Handed> {
+        let (tx, rx) = mpsc::channel(capacity.max(1));
+        *self.handoff.lock().expect("hand-off slot") = Some(Handoff {
+            tx,
+            owner: owner.into(),
+            lease,
+        });
+        rx
     }
 
     /// Stores one send (with its key claim and exact limit) and answers after the commit.
@@ -64,6 +112,7 @@ struct Task {
     /// Sends whose key was already in the batch being written: they go in the next one, where
     /// they see the first one's committed key.
     carried: VecDeque<(NewSend, Reply)>,
+    handoff: HandoffSlot,
 }
 
 impl Task {
@@ -141,9 +190,33 @@ impl Task {
     }
 
     async fn commit(&self, sends: &[NewSend]) -> AppResult<Vec<Written>> {
+        let now_ms = self.clock.now_ms();
+        // Room in the dispatcher's queue is reserved before the transaction, so every message
+        // written leased has its place; what the batch does not use is given back.
+        let handoff = self.handoff.lock().expect("hand-off slot").clone();
+        let reserved = handoff.as_ref().and_then(|h| {
+            let room = h.tx.capacity().min(sends.len());
+            (room > 0)
+                .then(|| h.tx.try_reserve_many(room).ok())
+                .flatten()
+                .map(|permits| (h, permits))
+        });
+        let lease = reserved.as_ref().map(|(h, permits)| OutboxLease {
+            owner: &h.owner,
+            until_ms: now_ms + h.lease.as_millis() as i64,
+            room: permits.len(),
+        });
         let txn = self.db.begin().await?;
-        let written = store::write_sends(&txn, sends, self.clock.now_ms()).await?;
+        let (written, handed) = store::write_sends(&txn, sends, now_ms, lease).await?;
         txn.commit().await?;
+        if let (Some((_, permits)), Some(lease)) = (reserved, lease) {
+            for (permit, i) in permits.zip(handed) {
+                permit.send(Handed {
+                    message: sends[i].message.clone(),
+                    lease_until_ms: lease.until_ms,
+                });
+            }
+        }
         Ok(written)
     }
 }
