@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ActiveValue, ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait,
-    QueryFilter, QueryOrder, QuerySelect, Set,
+    QueryFilter, QueryOrder, QuerySelect,
 };
 use uuid::Uuid;
 
@@ -67,8 +67,37 @@ pub async fn record_many(
     now: DateTime<Utc>,
     tally: &mut Tally,
 ) -> AppResult<usize> {
+    Ok(record_many_leased(db, new, now, tally, None).await?.0)
+}
+
+/// Deliveries an event batch writes already leased to a job stream of this core, which is
+/// handed them in memory after the commit (`webhooks::jobs::hand_over`): at most `room`, of
+/// the first class only (those of broadcast messages wait in the queue behind every other).
+#[derive(Debug, Clone, Copy)]
+pub struct DeliveryLease<'a> {
+    pub token: &'a str,
+    pub until_ms: i64,
+    pub room: usize,
+}
+
+/// A delivery written leased, with its endpoint (to sign it after the commit).
+#[derive(Debug, Clone)]
+pub struct LeasedDelivery {
+    pub delivery: webhook_deliveries::Model,
+    pub endpoint: webhooks::Model,
+}
+
+/// [`record_many`], writing up to `lease.room` of the deliveries leased (due when the lease
+/// ends): returns how many deliveries were queued, and the leased ones.
+pub async fn record_many_leased(
+    db: &impl ConnectionTrait,
+    new: Vec<NewEvent>,
+    now: DateTime<Utc>,
+    tally: &mut Tally,
+    lease: Option<DeliveryLease<'_>>,
+) -> AppResult<(usize, Vec<LeasedDelivery>)> {
     if new.is_empty() {
-        return Ok(0);
+        return Ok((0, Vec::new()));
     }
     let classes: Vec<i32> = new
         .iter()
@@ -108,18 +137,32 @@ pub async fn record_many(
         .all(db)
         .await?;
     let mut deliveries = Vec::new();
+    let mut leased = Vec::new();
     for (event, class) in rows.iter().zip(classes) {
         for endpoint in endpoints.iter().filter(|w| {
             w.business_id == event.business_id && w.events.split(',').any(|e| e == event.event_type)
         }) {
-            deliveries.push(delivery(endpoint, event, now, class));
+            let mut row = delivery(endpoint, event, now, class);
+            if let Some(lease) = lease
+                && class == DELIVERY_CLASS
+                && leased.len() < lease.room
+            {
+                row.next_attempt_at_ms = lease.until_ms;
+                row.lease_until_ms = lease.until_ms;
+                row.lease_token = Some(lease.token.to_string());
+                leased.push(LeasedDelivery {
+                    delivery: row.clone(),
+                    endpoint: endpoint.clone(),
+                });
+            }
+            deliveries.push(webhook_deliveries::ActiveModel::from(row));
             tally.queued(endpoint.business_id, 1);
         }
     }
     for chunk in deliveries.chunks(500) {
         crate::bulk::insert_all(db, chunk.to_vec(), &[]).await?;
     }
-    Ok(deliveries.len())
+    Ok((deliveries.len(), leased))
 }
 
 /// Records an event meant for one endpoint only (`webhook.test`) and queues its delivery,
@@ -272,26 +315,26 @@ fn delivery(
     event: &events::Model,
     now: DateTime<Utc>,
     class: i32,
-) -> webhook_deliveries::ActiveModel {
-    webhook_deliveries::ActiveModel {
-        id: Set(Uuid::now_v7()),
-        webhook_id: Set(endpoint.id),
-        business_id: Set(endpoint.business_id),
-        event_id: Set(event.id),
-        event_type: Set(event.event_type.clone()),
-        data: Set(event.data.clone()),
-        status: Set("pending".to_string()),
-        attempts: Set(0),
-        last_http_status: Set(None),
-        last_error: Set(None),
-        next_attempt_at_ms: Set(now.timestamp_millis()),
-        lease_until_ms: Set(0),
-        lease_token: Set(None),
-        created_at: Set(event.created_at),
-        updated_at: Set(now),
-        queued: Set(1),
-        attempts_base: Set(0),
-        class: Set(class),
+) -> webhook_deliveries::Model {
+    webhook_deliveries::Model {
+        id: Uuid::now_v7(),
+        webhook_id: endpoint.id,
+        business_id: endpoint.business_id,
+        event_id: event.id,
+        event_type: event.event_type.clone(),
+        data: event.data.clone(),
+        status: "pending".to_string(),
+        attempts: 0,
+        last_http_status: None,
+        last_error: None,
+        next_attempt_at_ms: now.timestamp_millis(),
+        lease_until_ms: 0,
+        lease_token: None,
+        created_at: event.created_at,
+        updated_at: now,
+        queued: 1,
+        attempts_base: 0,
+        class,
     }
 }
 
@@ -301,7 +344,7 @@ async fn queue(
     event: &events::Model,
     now: DateTime<Utc>,
 ) -> AppResult<()> {
-    delivery(endpoint, event, now, DELIVERY_CLASS)
+    webhook_deliveries::ActiveModel::from(delivery(endpoint, event, now, DELIVERY_CLASS))
         .insert(db)
         .await?;
     Ok(())

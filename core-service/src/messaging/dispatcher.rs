@@ -39,6 +39,9 @@ const HANDOFF: usize = 1024;
 /// While handed messages keep coming, the database is still asked for due rows (scheduled,
 /// broadcast, other cores', lapsed leases) at least this often.
 const LEASE_EVERY: Duration = Duration::from_millis(50);
+/// Webhook deliveries per message outcome that a job stream of this core is asked room for (an
+/// event goes to each subscribed endpoint: up to `WEBHOOK_ENDPOINTS_PER_BUSINESS`).
+const MAX_ENDPOINTS_HANDED: usize = 4;
 /// A handed message whose lease ends sooner than this is left to be leased again.
 const HANDOFF_MARGIN: Duration = Duration::from_secs(5);
 
@@ -300,19 +303,54 @@ impl Dispatcher {
             .copied()
             .filter(|id| !failed.contains(id))
             .collect();
-        let (recorded, queued) =
-            outbox::record_outcomes(&self.core.db, &outcomes, &done, self.core.clock.now()).await?;
+        // The outcomes' webhook deliveries go straight to a job stream of this core with room
+        // (written leased to it, handed over after the commit), as many as it can take; the
+        // others wait in the queue for any core's streams. The room is taken for the most the
+        // outcomes could need (the endpoints are read in the transaction), the rest given back.
+        let emitting = outcomes
+            .iter()
+            .filter(|(m, _)| m.emits_event && m.broadcast_id.is_none())
+            .count();
+        let reservation =
+            crate::webhooks::jobs::reserve(&self.core, emitting * MAX_ENDPOINTS_HANDED).await;
+        let lease = reservation
+            .as_ref()
+            .map(|r| crate::webhooks::jobs::delivery_lease(&self.core, r));
+        let recorded = outbox::record_outcomes(
+            &self.core.db,
+            &outcomes,
+            &done,
+            self.core.clock.now(),
+            lease,
+        )
+        .await;
+        let (recorded, queued, leased) = match recorded {
+            Ok(recorded) => recorded,
+            Err(err) => {
+                if let Some(reservation) = &reservation {
+                    self.core
+                        .job_credits
+                        .give_back(reservation, reservation.count);
+                }
+                return Err(err);
+            }
+        };
+        let handed = leased.len();
+        if let Some(reservation) = reservation {
+            crate::webhooks::jobs::hand_over(&self.core, reservation, leased).await;
+        }
         if !failed.is_empty() {
             let due = self.core.clock.now_ms() + BACKOFF.as_millis() as i64;
             outbox::postpone(&self.core.db, &failed, due).await?;
         }
-        if queued > 0 {
+        if queued > handed {
             self.core.webhook_wakeup.wake();
         }
         tracing::debug!(
             messages = ids.len(),
             recorded,
             queued,
+            handed,
             "message outcomes recorded"
         );
         Ok(())

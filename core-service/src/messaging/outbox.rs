@@ -179,13 +179,17 @@ pub struct Outcome {
 /// the events of those that emit one are stored with their webhook deliveries, the outbox
 /// rows of every message in `done` go (also those decided before, whose lease lapsed), and the
 /// usage counters move.
-/// Returns how many messages this call decided and how many deliveries it queued.
+/// With `lease`, up to its room of the deliveries are written leased (see
+/// `events::record_many_leased`).
+/// Returns how many messages this call decided, how many deliveries it queued, and the leased
+/// ones.
 pub async fn record_outcomes(
     db: &DatabaseConnection,
     decided: &[(messages::Model, Outcome)],
     done: &[Uuid],
     now: DateTime<Utc>,
-) -> AppResult<(usize, usize)> {
+    lease: Option<crate::events::DeliveryLease<'_>>,
+) -> AppResult<(usize, usize, Vec<crate::events::LeasedDelivery>)> {
     let txn = db.begin().await?;
     let mut groups: Vec<(&Outcome, Vec<Uuid>)> = Vec::new();
     for (message, outcome) in decided {
@@ -263,7 +267,8 @@ pub async fn record_outcomes(
             .await?;
         events.extend(complete_broadcast(&txn, broadcast, now).await?);
     }
-    let queued = crate::events::record_many(&txn, events, now, &mut tally).await?;
+    let (queued, leased) =
+        crate::events::record_many_leased(&txn, events, now, &mut tally, lease).await?;
     if !done.is_empty() {
         message_outbox::Entity::delete_many()
             .filter(crate::bulk::uuid_in(
@@ -286,7 +291,7 @@ pub async fn record_outcomes(
             metrics::counter!("message_outcomes_total", "outcome" => outcome).increment(1);
         }
     }
-    Ok((recorded.len(), queued))
+    Ok((recorded.len(), queued, leased))
 }
 
 /// Completes the broadcast when every message it created has its outcome and it creates no

@@ -19,8 +19,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
+use proto::v1 as pb;
 use sea_orm::DatabaseConnection;
-use tokio::sync::Notify;
+use tokio::sync::{Notify, mpsc};
 
 use super::store;
 use crate::error::AppResult;
@@ -128,13 +129,78 @@ impl Credits {
     }
 }
 
-/// The open lease tokens of this core's streams, for the reports to find their stream.
+/// The open lease tokens of this core's streams, for the reports to find their stream, and the
+/// streams that take deliveries handed over in memory.
 #[derive(Debug, Default)]
-pub struct JobCredits(Mutex<HashMap<String, Weak<Credits>>>);
+pub struct JobCredits {
+    tokens: Mutex<HashMap<String, Weak<Credits>>>,
+    inlets: Mutex<Vec<Inlet>>,
+}
+
+/// A stream's way in for deliveries handed over in memory.
+#[derive(Debug)]
+struct Inlet {
+    credits: Weak<Credits>,
+    jobs: mpsc::Sender<pb::Job>,
+}
+
+/// Credit taken from one stream for deliveries about to be written leased to it (see
+/// [`JobCredits::reserve`]): `count` jobs under `token`.
+#[derive(Debug)]
+pub struct Reservation {
+    pub token: String,
+    pub count: usize,
+    pub jobs: mpsc::Sender<pb::Job>,
+}
 
 impl JobCredits {
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Weak<Credits>>> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.tokens.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn inlets(&self) -> std::sync::MutexGuard<'_, Vec<Inlet>> {
+        self.inlets.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `stream` takes jobs handed over in memory on `jobs` (its worker's channel) too.
+    pub fn open_inlet(&self, stream: &Arc<Credits>, jobs: mpsc::Sender<pb::Job>) {
+        let mut inlets = self.inlets();
+        inlets.retain(|i| i.credits.strong_count() > 0 && !i.jobs.is_closed());
+        inlets.push(Inlet {
+            credits: Arc::downgrade(stream),
+            jobs,
+        });
+    }
+
+    /// Takes credit for up to `want` jobs under `token` for `lease` from the stream of this
+    /// core with the most room, leaving half of each stream's room to its own leases (due
+    /// retries, other cores' deliveries); None when no stream has more than that.
+    pub fn reserve(&self, want: usize, token: &str, lease: Duration) -> Option<Reservation> {
+        if want == 0 {
+            return None;
+        }
+        let (credits, jobs, room) = {
+            let mut inlets = self.inlets();
+            inlets.retain(|i| i.credits.strong_count() > 0 && !i.jobs.is_closed());
+            inlets
+                .iter()
+                .filter_map(|i| {
+                    let credits = i.credits.upgrade()?;
+                    let room = credits.free().saturating_sub(credits.room / 2);
+                    Some((credits, i.jobs.clone(), room))
+                })
+                .max_by_key(|(_, _, room)| *room)?
+        };
+        let count = want.min(room);
+        if count == 0 {
+            return None;
+        }
+        self.leased(&credits, token, count, lease);
+        Some(Reservation {
+            token: token.to_string(),
+            count,
+            jobs,
+        })
     }
 
     /// `stream` leased `count` jobs under `token` for `lease`.
@@ -146,6 +212,12 @@ impl JobCredits {
         let mut map = self.map();
         map.retain(|_, s| s.strong_count() > 0);
         map.insert(token.to_string(), Arc::downgrade(stream));
+    }
+
+    /// Gives back the credit of `unused` jobs of `reservation` that were not handed over.
+    pub fn give_back(&self, reservation: &Reservation, unused: usize) {
+        let token = reservation.token.as_str();
+        self.reported(std::iter::repeat_n(token, unused.min(reservation.count)));
     }
 
     /// Reports came in for these tokens (one entry per job): their streams get the credit.
@@ -171,6 +243,7 @@ impl JobCredits {
         };
         let stream = Arc::downgrade(stream);
         self.map().retain(|_, s| !Weak::ptr_eq(s, &stream));
+        self.inlets().retain(|i| !Weak::ptr_eq(&i.credits, &stream));
         open
     }
 }
@@ -194,6 +267,52 @@ mod tests {
             credits.map().is_empty(),
             "a token with no job left is forgotten"
         );
+    }
+
+    #[test]
+    fn handed_jobs_take_credit_from_the_stream_with_most_room_and_leave_it_half() {
+        let credits = JobCredits::default();
+        let lease = Duration::from_secs(60);
+        assert!(
+            credits.reserve(4, "x", lease).is_none(),
+            "no stream, no hand-off"
+        );
+        let busy = Credits::new(8);
+        let idle = Credits::new(8);
+        let (busy_tx, _busy_rx) = mpsc::channel(8);
+        let (idle_tx, mut idle_rx) = mpsc::channel(8);
+        credits.open_inlet(&busy, busy_tx);
+        credits.open_inlet(&idle, idle_tx);
+        credits.leased(&busy, "own", 3, lease);
+        // The idle stream has 8 free, of which half is kept for its own leases.
+        let reservation = credits.reserve(10, "h1", lease).expect("room");
+        assert_eq!(reservation.count, 4);
+        reservation
+            .jobs
+            .try_send(pb::Job::default())
+            .expect("its channel");
+        assert!(idle_rx.try_recv().is_ok(), "the idle stream's channel");
+        assert_eq!(idle.free(), 4);
+        // Then the busy one (5 free, 1 to spare); then neither has any to spare.
+        let second = credits.reserve(10, "h2", lease).expect("room");
+        assert_eq!(second.count, 1);
+        assert!(credits.reserve(10, "h3", lease).is_none());
+        // Credit not used is given back, and a report frees the rest.
+        credits.give_back(&reservation, 3);
+        assert_eq!(idle.free(), 7);
+        credits.reported(["h1"]);
+        assert_eq!(idle.free(), 8);
+        assert!(
+            !credits.map().contains_key("h1"),
+            "a spent token is forgotten"
+        );
+        // A closed stream takes nothing more.
+        drop(_busy_rx);
+        credits.give_back(&second, 1);
+        assert_eq!(busy.free(), 5);
+        let third = credits.reserve(10, "h4", lease).expect("the idle stream");
+        assert_eq!(third.count, 4);
+        assert_eq!(idle.free(), 4);
     }
 
     #[test]

@@ -15,11 +15,12 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use super::flow::{Credits, SLOW_ATTEMPT, SLOW_FOR};
+use super::flow::{Credits, Reservation, SLOW_ATTEMPT, SLOW_FOR};
 use super::{secret, store};
 use crate::clock::rfc3339;
 use crate::entities::{webhook_attempts, webhook_deliveries, webhooks};
 use crate::error::{AppError, AppResult};
+use crate::events::{DeliveryLease, LeasedDelivery};
 use crate::state::Core;
 use crate::usage::Tally;
 
@@ -70,6 +71,17 @@ pub async fn lease(core: &Core, limit: u64) -> AppResult<Vec<pb::Job>> {
         .into_iter()
         .map(|w| (w.id, w))
         .collect();
+    Ok(sign_all(core, leased, &endpoints, &token).await)
+}
+
+/// Signs leased deliveries into jobs; one that cannot be signed is logged and given back.
+async fn sign_all(
+    core: &Core,
+    leased: Vec<store::Leased>,
+    endpoints: &HashMap<Uuid, webhooks::Model>,
+    token: &str,
+) -> Vec<pb::Job> {
+    let now_ms = core.clock.now_ms();
     let mut signers: HashMap<Uuid, secret::Signer> = HashMap::new();
     let mut jobs = Vec::with_capacity(leased.len());
     for delivery in leased {
@@ -77,12 +89,11 @@ pub async fn lease(core: &Core, limit: u64) -> AppResult<Vec<pb::Job>> {
             Some(webhook) => {
                 let signer = match signers.get(&webhook.id) {
                     Some(signer) => Ok(signer.clone()),
-                    None => secret::Signer::of(&core.keys, webhook, now.timestamp_millis())
-                        .inspect(|s| {
-                            signers.insert(webhook.id, s.clone());
-                        }),
+                    None => secret::Signer::of(&core.keys, webhook, now_ms).inspect(|s| {
+                        signers.insert(webhook.id, s.clone());
+                    }),
                 };
-                signer.and_then(|signer| sign(core, &delivery, webhook, &signer, &token))
+                signer.and_then(|signer| sign(core, &delivery, webhook, &signer, token))
             }
             None => Err(AppError::internal("delivery without endpoint")),
         };
@@ -90,11 +101,93 @@ pub async fn lease(core: &Core, limit: u64) -> AppResult<Vec<pb::Job>> {
             Ok(job) => jobs.push(job),
             Err(err) => {
                 tracing::error!(error = %err, delivery = %delivery.id, "cannot sign a delivery");
-                let _ = store::release(&core.db, delivery.id, &token).await;
+                let _ = store::release(&core.db, delivery.id, token).await;
             }
         }
     }
-    Ok(jobs)
+    jobs
+}
+
+/// Credit from one of this core's job streams for up to `want` deliveries about to be written
+/// leased to it (`events::record_many_leased`) and handed over after the commit
+/// ([`hand_over`]); None when no stream has room to spare, or while an endpoint is slow (the
+/// per-endpoint cap is then applied by the streams' own leases).
+pub async fn reserve(core: &Core, want: usize) -> Option<Reservation> {
+    if core.webhooks.max_in_flight_per_endpoint > 0
+        && core
+            .slow_endpoints
+            .any(&core.db, core.clock.now_ms())
+            .await
+            .unwrap_or(true)
+    {
+        return None;
+    }
+    let token = Uuid::new_v4().to_string();
+    core.job_credits.reserve(want, &token, lease_duration(core))
+}
+
+/// The lease that deliveries written under `reservation` carry.
+pub fn delivery_lease<'a>(core: &Core, reservation: &'a Reservation) -> DeliveryLease<'a> {
+    DeliveryLease {
+        token: &reservation.token,
+        until_ms: core.clock.now_ms() + lease_duration(core).as_millis() as i64,
+        room: reservation.count,
+    }
+}
+
+/// After the commit that wrote them: signs the deliveries leased under `reservation` and puts
+/// them on its stream, giving back the credit left over. Deliveries the stream can no longer
+/// take (its worker went away meanwhile) are due again at once. Returns how many were handed
+/// over.
+pub async fn hand_over(
+    core: &Core,
+    reservation: Reservation,
+    handed: Vec<LeasedDelivery>,
+) -> usize {
+    let endpoints: HashMap<Uuid, webhooks::Model> = handed
+        .iter()
+        .map(|h| (h.endpoint.id, h.endpoint.clone()))
+        .collect();
+    let leased = handed
+        .into_iter()
+        .map(|h| store::Leased {
+            id: h.delivery.id,
+            webhook_id: h.delivery.webhook_id,
+            event_id: h.delivery.event_id,
+            event_type: h.delivery.event_type,
+            data: h.delivery.data,
+            created_at: h.delivery.created_at,
+            class: h.delivery.class,
+        })
+        .collect();
+    let jobs = sign_all(core, leased, &endpoints, &reservation.token).await;
+    let mut sent = 0;
+    let mut unsent = Vec::new();
+    for job in jobs {
+        if !unsent.is_empty() {
+            unsent.push(job.delivery_id);
+            continue;
+        }
+        match reservation.jobs.try_send(job) {
+            Ok(()) => sent += 1,
+            Err(err) => unsent.push(err.into_inner().delivery_id),
+        }
+    }
+    core.job_credits
+        .give_back(&reservation, reservation.count - sent);
+    metrics::counter!("webhook_jobs_handed_total").increment(sent as u64);
+    if !unsent.is_empty() {
+        let ids: Vec<Uuid> = unsent.iter().filter_map(|id| id.parse().ok()).collect();
+        let now_ms = core.clock.now_ms();
+        match store::release_unsent(&core.db, &reservation.token, &ids, now_ms).await {
+            Ok(n) if n > 0 => core.webhook_wakeup.wake(),
+            Ok(_) => {}
+            Err(err) => {
+                tracing::warn!(error = %err, "could not give back deliveries a stream no longer takes; their leases will lapse");
+            }
+        }
+    }
+    sent
 }
 
 /// The payload of one attempt: a new `id` and `t` each time, the constant `delivery_id`, and
@@ -402,6 +495,8 @@ pub fn stream(
     tokio::spawn(async move {
         tracing::info!(worker = %worker, "worker connected to the job stream");
         let credits = Credits::new(room);
+        // Deliveries this core's dispatcher writes leased to this stream come in too.
+        core.job_credits.open_inlet(&credits, tx.clone());
         loop {
             let notified = core.webhook_wakeup.notified();
             tokio::pin!(notified);
@@ -436,9 +531,16 @@ pub fn stream(
                 }
             };
             if leased.is_empty() {
-                // Nothing due, or only broadcast deliveries while they hold their half: wait
-                // for new deliveries, or for the worker to report (which frees room).
-                let held_back = free < room;
+                // Nothing due: wait for new deliveries. While an endpoint is slow, due
+                // deliveries may be held back by its cap: then a report (which frees a slot of
+                // that endpoint) is a reason to lease again too.
+                let held_back = free < room
+                    && core.webhooks.max_in_flight_per_endpoint > 0
+                    && core
+                        .slow_endpoints
+                        .any(&core.db, core.clock.now_ms())
+                        .await
+                        .unwrap_or(true);
                 tokio::select! {
                     () = &mut notified => {}
                     () = credits.freed.notified(), if held_back => {}

@@ -612,6 +612,36 @@ pub async fn release_leases(
     Ok(released.rows_affected)
 }
 
+/// Gives back deliveries `ids` leased under `token` (never handed to a worker): due at
+/// `now_ms`, no attempt counted. Returns how many.
+pub async fn release_unsent(
+    db: &impl ConnectionTrait,
+    token: &str,
+    ids: &[Uuid],
+    now_ms: i64,
+) -> AppResult<u64> {
+    let released = webhook_deliveries::Entity::update_many()
+        .col_expr(webhook_deliveries::Column::LeaseUntilMs, Expr::value(0))
+        .col_expr(
+            webhook_deliveries::Column::LeaseToken,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(
+            webhook_deliveries::Column::NextAttemptAtMs,
+            Expr::value(now_ms),
+        )
+        .filter(crate::bulk::uuid_in(
+            db.get_database_backend(),
+            webhook_deliveries::Column::Id,
+            ids.iter().copied(),
+        ))
+        .filter(webhook_deliveries::Column::LeaseToken.eq(token))
+        .filter(webhook_deliveries::Column::Queued.eq(1))
+        .exec(db)
+        .await?;
+    Ok(released.rows_affected)
+}
+
 /// What an attempt's report changes.
 pub struct AttemptResult {
     pub status: &'static str,
