@@ -67,7 +67,7 @@ pub async fn record_many(
     now: DateTime<Utc>,
     tally: &mut Tally,
 ) -> AppResult<usize> {
-    Ok(record_many_leased(db, new, now, tally, None).await?.0)
+    Ok(record_many_leased(db, new, now, tally, None, None).await?.0)
 }
 
 /// Deliveries an event batch writes already leased to a job stream of this core, which is
@@ -87,14 +87,44 @@ pub struct LeasedDelivery {
     pub endpoint: webhooks::Model,
 }
 
+/// The active endpoints of these businesses: the deliveries of their events go to those
+/// subscribed ([`subscribed`]).
+pub async fn active_endpoints(
+    db: &impl ConnectionTrait,
+    businesses: Vec<Uuid>,
+) -> AppResult<Vec<webhooks::Model>> {
+    Ok(webhooks::Entity::find()
+        .filter(crate::bulk::uuid_in(
+            db.get_database_backend(),
+            webhooks::Column::BusinessId,
+            businesses,
+        ))
+        .filter(webhooks::Column::Active.eq(true))
+        .all(db)
+        .await?)
+}
+
+/// Those of `endpoints` that get `business_id`'s events of `event_type`.
+pub fn subscribed<'a>(
+    endpoints: &'a [webhooks::Model],
+    business_id: Uuid,
+    event_type: &'a str,
+) -> impl Iterator<Item = &'a webhooks::Model> {
+    endpoints.iter().filter(move |w| {
+        w.business_id == business_id && w.events.split(',').any(|e| e == event_type)
+    })
+}
+
 /// [`record_many`], writing up to `lease.room` of the deliveries leased (due when the lease
-/// ends): returns how many deliveries were queued, and the leased ones.
+/// ends): returns how many deliveries were queued, and the leased ones. `endpoints`, when
+/// given, are the [`active_endpoints`] of the events' businesses, read already.
 pub async fn record_many_leased(
     db: &impl ConnectionTrait,
     new: Vec<NewEvent>,
     now: DateTime<Utc>,
     tally: &mut Tally,
     lease: Option<DeliveryLease<'_>>,
+    endpoints: Option<&[webhooks::Model]>,
 ) -> AppResult<(usize, Vec<LeasedDelivery>)> {
     if new.is_empty() {
         return Ok((0, Vec::new()));
@@ -127,21 +157,18 @@ pub async fn record_many_leased(
     for chunk in rows.chunks(500) {
         crate::bulk::insert_all(db, chunk.iter().map(|e| active(db, e)).collect(), &[]).await?;
     }
-    let endpoints = webhooks::Entity::find()
-        .filter(crate::bulk::uuid_in(
-            db.get_database_backend(),
-            webhooks::Column::BusinessId,
-            businesses,
-        ))
-        .filter(webhooks::Column::Active.eq(true))
-        .all(db)
-        .await?;
+    let read;
+    let endpoints = match endpoints {
+        Some(endpoints) => endpoints,
+        None => {
+            read = active_endpoints(db, businesses).await?;
+            &read
+        }
+    };
     let mut deliveries = Vec::new();
     let mut leased = Vec::new();
     for (event, class) in rows.iter().zip(classes) {
-        for endpoint in endpoints.iter().filter(|w| {
-            w.business_id == event.business_id && w.events.split(',').any(|e| e == event.event_type)
-        }) {
+        for endpoint in subscribed(endpoints, event.business_id, &event.event_type) {
             let mut row = delivery(endpoint, event, now, class);
             if let Some(lease) = lease
                 && class == DELIVERY_CLASS

@@ -39,9 +39,6 @@ const HANDOFF: usize = 1024;
 /// While handed messages keep coming, the database is still asked for due rows (scheduled,
 /// broadcast, other cores', lapsed leases) at least this often.
 const LEASE_EVERY: Duration = Duration::from_millis(50);
-/// Webhook deliveries per message outcome that a job stream of this core is asked room for (an
-/// event goes to each subscribed endpoint: up to `WEBHOOK_ENDPOINTS_PER_BUSINESS`).
-const MAX_ENDPOINTS_HANDED: usize = 4;
 /// A handed message whose lease ends sooner than this is left to be leased again.
 const HANDOFF_MARGIN: Duration = Duration::from_secs(5);
 
@@ -305,14 +302,9 @@ impl Dispatcher {
             .collect();
         // The outcomes' webhook deliveries go straight to a job stream of this core with room
         // (written leased to it, handed over after the commit), as many as it can take; the
-        // others wait in the queue for any core's streams. The room is taken for the most the
-        // outcomes could need (the endpoints are read in the transaction), the rest given back.
-        let emitting = outcomes
-            .iter()
-            .filter(|(m, _)| m.emits_event && m.broadcast_id.is_none())
-            .count();
-        let reservation =
-            crate::webhooks::jobs::reserve(&self.core, emitting * MAX_ENDPOINTS_HANDED).await;
+        // others wait in the queue for any core's streams. The endpoints are read first, so
+        // the room taken is what the deliveries need.
+        let (endpoints, reservation) = self.room_for_deliveries(&outcomes).await?;
         let lease = reservation
             .as_ref()
             .map(|r| crate::webhooks::jobs::delivery_lease(&self.core, r));
@@ -322,6 +314,7 @@ impl Dispatcher {
             &done,
             self.core.clock.now(),
             lease,
+            endpoints.as_deref(),
         )
         .await;
         let (recorded, queued, leased) = match recorded {
@@ -358,6 +351,41 @@ impl Dispatcher {
 }
 
 impl Dispatcher {
+    /// When a job stream of this core has room to spare: the active endpoints of the outcomes'
+    /// businesses, and room for the deliveries of their `message.*` events (not those of
+    /// broadcast messages, which wait behind every other).
+    async fn room_for_deliveries(
+        &self,
+        outcomes: &[(messages::Model, Outcome)],
+    ) -> crate::error::AppResult<(
+        Option<Vec<crate::entities::webhooks::Model>>,
+        Option<crate::webhooks::flow::Reservation>,
+    )> {
+        let emitting: Vec<&(messages::Model, Outcome)> =
+            outcomes.iter().filter(|(m, _)| m.emits_event).collect();
+        if emitting.is_empty() || self.core.job_credits.spare() == 0 {
+            return Ok((None, None));
+        }
+        let mut businesses: Vec<Uuid> = emitting.iter().map(|(m, _)| m.business_id).collect();
+        businesses.sort();
+        businesses.dedup();
+        let endpoints = crate::events::active_endpoints(&self.core.db, businesses).await?;
+        let deliveries: usize = emitting
+            .iter()
+            .filter(|(m, _)| m.broadcast_id.is_none())
+            .map(|(m, o)| {
+                let event = if o.delivered {
+                    "message.sent"
+                } else {
+                    "message.failed"
+                };
+                crate::events::subscribed(&endpoints, m.business_id, event).count()
+            })
+            .sum();
+        let reservation = crate::webhooks::jobs::reserve(&self.core, deliveries).await;
+        Ok((Some(endpoints), reservation))
+    }
+
     /// The checks made again when a message is due: a message with a send time fails
     /// `consent_withdrawn` when its recipient no longer follows the business (or, for
     /// marketing, no longer consents) and `business_not_live` when its business is no longer

@@ -179,8 +179,8 @@ pub struct Outcome {
 /// the events of those that emit one are stored with their webhook deliveries, the outbox
 /// rows of every message in `done` go (also those decided before, whose lease lapsed), and the
 /// usage counters move.
-/// With `lease`, up to its room of the deliveries are written leased (see
-/// `events::record_many_leased`).
+/// With `lease`, up to its room of the deliveries are written leased, and `endpoints` are the
+/// outcome businesses' active endpoints when read already (see `events::record_many_leased`).
 /// Returns how many messages this call decided, how many deliveries it queued, and the leased
 /// ones.
 pub async fn record_outcomes(
@@ -189,6 +189,7 @@ pub async fn record_outcomes(
     done: &[Uuid],
     now: DateTime<Utc>,
     lease: Option<crate::events::DeliveryLease<'_>>,
+    endpoints: Option<&[crate::entities::webhooks::Model]>,
 ) -> AppResult<(usize, usize, Vec<crate::events::LeasedDelivery>)> {
     let txn = db.begin().await?;
     let mut groups: Vec<(&Outcome, Vec<Uuid>)> = Vec::new();
@@ -268,7 +269,7 @@ pub async fn record_outcomes(
         events.extend(complete_broadcast(&txn, broadcast, now).await?);
     }
     let (queued, leased) =
-        crate::events::record_many_leased(&txn, events, now, &mut tally, lease).await?;
+        crate::events::record_many_leased(&txn, events, now, &mut tally, lease, endpoints).await?;
     if !done.is_empty() {
         message_outbox::Entity::delete_many()
             .filter(crate::bulk::uuid_in(

@@ -58,6 +58,10 @@ impl SlowEndpoints {
     }
 }
 
+/// A stream keeps this share of its room (1/KEPT) for its own leases (due retries, other cores'
+/// deliveries): deliveries handed over in memory take only the rest.
+const KEPT: usize = 4;
+
 /// One stream's credit: how many of its jobs are unreported, by lease token.
 #[derive(Debug)]
 pub struct Credits {
@@ -172,9 +176,21 @@ impl JobCredits {
         });
     }
 
+    /// The most jobs [`JobCredits::reserve`] could take now.
+    pub fn spare(&self) -> usize {
+        let inlets = self.inlets();
+        inlets
+            .iter()
+            .filter(|i| !i.jobs.is_closed())
+            .filter_map(|i| i.credits.upgrade())
+            .map(|c| c.free().saturating_sub(c.room / KEPT))
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Takes credit for up to `want` jobs under `token` for `lease` from the stream of this
-    /// core with the most room, leaving half of each stream's room to its own leases (due
-    /// retries, other cores' deliveries); None when no stream has more than that.
+    /// core with the most room, leaving a share of each stream's room (1/[`KEPT`]) to its own
+    /// leases (due retries, other cores' deliveries); None when no stream has more than that.
     pub fn reserve(&self, want: usize, token: &str, lease: Duration) -> Option<Reservation> {
         if want == 0 {
             return None;
@@ -186,7 +202,7 @@ impl JobCredits {
                 .iter()
                 .filter_map(|i| {
                     let credits = i.credits.upgrade()?;
-                    let room = credits.free().saturating_sub(credits.room / 2);
+                    let room = credits.free().saturating_sub(credits.room / KEPT);
                     Some((credits, i.jobs.clone(), room))
                 })
                 .max_by_key(|(_, _, room)| *room)?
@@ -270,7 +286,7 @@ mod tests {
     }
 
     #[test]
-    fn handed_jobs_take_credit_from_the_stream_with_most_room_and_leave_it_half() {
+    fn handed_jobs_take_credit_from_the_stream_with_most_room_and_leave_it_a_quarter() {
         let credits = JobCredits::default();
         let lease = Duration::from_secs(60);
         assert!(
@@ -279,26 +295,28 @@ mod tests {
         );
         let busy = Credits::new(8);
         let idle = Credits::new(8);
-        let (busy_tx, _busy_rx) = mpsc::channel(8);
+        let (busy_tx, busy_rx) = mpsc::channel(8);
         let (idle_tx, mut idle_rx) = mpsc::channel(8);
         credits.open_inlet(&busy, busy_tx);
         credits.open_inlet(&idle, idle_tx);
         credits.leased(&busy, "own", 3, lease);
-        // The idle stream has 8 free, of which half is kept for its own leases.
+        // The idle stream has 8 free, of which a quarter is kept for its own leases.
+        assert_eq!(credits.spare(), 6);
         let reservation = credits.reserve(10, "h1", lease).expect("room");
-        assert_eq!(reservation.count, 4);
+        assert_eq!(reservation.count, 6);
         reservation
             .jobs
             .try_send(pb::Job::default())
             .expect("its channel");
         assert!(idle_rx.try_recv().is_ok(), "the idle stream's channel");
-        assert_eq!(idle.free(), 4);
-        // Then the busy one (5 free, 1 to spare); then neither has any to spare.
+        assert_eq!(idle.free(), 2);
+        // Then the busy one (5 free, 3 to spare); then neither has any to spare.
         let second = credits.reserve(10, "h2", lease).expect("room");
-        assert_eq!(second.count, 1);
+        assert_eq!(second.count, 3);
+        assert_eq!(credits.spare(), 0);
         assert!(credits.reserve(10, "h3", lease).is_none());
         // Credit not used is given back, and a report frees the rest.
-        credits.give_back(&reservation, 3);
+        credits.give_back(&reservation, 5);
         assert_eq!(idle.free(), 7);
         credits.reported(["h1"]);
         assert_eq!(idle.free(), 8);
@@ -307,12 +325,12 @@ mod tests {
             "a spent token is forgotten"
         );
         // A closed stream takes nothing more.
-        drop(_busy_rx);
-        credits.give_back(&second, 1);
+        drop(busy_rx);
+        credits.give_back(&second, 3);
         assert_eq!(busy.free(), 5);
         let third = credits.reserve(10, "h4", lease).expect("the idle stream");
-        assert_eq!(third.count, 4);
-        assert_eq!(idle.free(), 4);
+        assert_eq!(third.count, 6);
+        assert_eq!(idle.free(), 2);
     }
 
     #[test]

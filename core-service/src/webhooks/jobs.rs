@@ -464,9 +464,11 @@ fn attempt_result(
 /// The most unreported jobs one stream holds for its worker.
 const MAX_IN_FLIGHT: u32 = 256;
 
-/// Unreported jobs a stream may hold per slot of its worker: the slot's job and one more
-/// waiting, so the next job is there when a slot frees.
-const PREFETCH: usize = 2;
+/// Unreported jobs a stream may hold per slot of its worker: the slot's job, one more waiting
+/// so the next job is there when a slot frees, and room for those done whose reports are on
+/// their way (the worker gathers reports into batches, and the core counts a job until its
+/// report arrives), so a busy worker's slots are not left idle for want of credit.
+const PREFETCH: usize = 4;
 
 /// How long a busy stream waits for more room before leasing for a few slots.
 const LINGER: Duration = Duration::from_millis(2);
