@@ -630,7 +630,8 @@ async fn statements(stack: Option<&external::External>) -> u64 {
 }
 
 /// Brings the stack and the database to a running deployment's state before anything is
-/// measured: closed-loop sends for `--warmup` seconds, their webhooks delivered, then `ANALYZE`.
+/// measured: closed-loop sends for `--warmup` seconds, their webhooks delivered, then `ANALYZE`
+/// (and on PostgreSQL a `CHECKPOINT`, when the bench's role may).
 /// A fresh database has no statistics, and PostgreSQL keeps each connection's plans of a
 /// prepared statement made while the tables were empty (sequential scans) until the tables are
 /// analyzed, which autovacuum does about a minute after their first rows: without this the
@@ -654,10 +655,15 @@ async fn warm_up(app: &TestApp, load: Arc<Load>, arrivals: &Arrivals, args: &Arg
         .execute_unprepared("ANALYZE")
         .await
         .expect("ANALYZE after the warm-up");
+    // Every run's phases start just after a checkpoint, so one that falls inside a phase (and
+    // the full-page writes after it) does not make one run cost more than another.
+    let checkpoint = app.core.db.get_database_backend() == sea_orm::DbBackend::Postgres
+        && app.core.db.execute_unprepared("CHECKPOINT").await.is_ok();
     println!(
-        "\nwarm-up: {} sends in {} s, their webhooks delivered, then ANALYZE",
+        "\nwarm-up: {} sends in {} s, their webhooks delivered, then ANALYZE{}",
         result.accepted.len(),
-        args.warmup
+        args.warmup,
+        if checkpoint { " and CHECKPOINT" } else { "" }
     );
 }
 
