@@ -149,6 +149,21 @@ pub fn older_than<C: sea_orm::ColumnTrait>(
     ))
 }
 
+/// Gathers the planner's statistics of `tables` after a bulk load, as PostgreSQL advises
+/// (elsewhere nothing). Without it, until autovacuum next looks (a minute or more), the planner
+/// keeps the sizes it saw before the load: a table of ten users that just received 100,000 is
+/// still planned as ten rows, so lookups by key scan it whole, and prepared plans made before
+/// the load stay in use. Best effort: a role that may not analyze is only logged.
+pub async fn analyze_after_load(db: &DatabaseConnection, tables: &[&str]) {
+    if db.get_database_backend() != sea_orm::DbBackend::Postgres || tables.is_empty() {
+        return;
+    }
+    let sql = format!("ANALYZE {}", tables.join(", "));
+    if let Err(err) = db.execute_unprepared(&sql).await {
+        tracing::debug!(error = %err, tables = ?tables, "could not analyze after a bulk load");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

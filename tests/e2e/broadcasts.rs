@@ -789,3 +789,73 @@ e2e!(
         assert!(leased[0].data.contains(&single_id), "{}", leased[0].data);
     }
 );
+
+e2e!(
+    a_bulk_loaded_audience_is_analyzed_before_its_pages_are_read,
+    |app| async move {
+        // `admin demo` loads a thousand followers; the broadcast fixes them as its audience.
+        let demo = core_service::admin::cli::run(core_service::admin::cli::AdminArgs {
+            core_url: app.grpc_url.clone(),
+            core_tls_ca: app.core_tls_ca.clone(),
+            internal_token: app.config.internal_token.clone(),
+            command: core_service::admin::cli::AdminCommand::Demo {
+                yes: true,
+                followers: 1000,
+            },
+        })
+        .await
+        .unwrap();
+        let token = demo["owner_access_token"].as_str().unwrap().to_string();
+        let reply = post_keyed(&app, "/business/broadcasts", &token, announcement(), None).await;
+        reply.assert_ok(201);
+        let id = reply.data()["id"].as_str().unwrap().to_string();
+        let done = completed(&app, &token, &id).await;
+        assert_counts(&done, 1000, 1000, 0, 0);
+
+        if app.core.db.get_database_backend() == sea_orm::DbBackend::Postgres {
+            // The planner knows of the demo's users (ANALYZE sets reltuples at once)...
+            let known = |table: &'static str| {
+                let db = app.core.db.clone();
+                async move {
+                    use sea_orm::ConnectionTrait;
+                    let row = db
+                        .query_one_raw(sea_orm::Statement::from_string(
+                            sea_orm::DbBackend::Postgres,
+                            format!(
+                                "SELECT reltuples::bigint AS n FROM pg_class WHERE relname = '{table}'"
+                            ),
+                        ))
+                        .await
+                        .unwrap()
+                        .unwrap();
+                    row.try_get::<i64>("", "n").unwrap()
+                }
+            };
+            assert!(
+                known("users").await >= 1000,
+                "users analyzed after the demo"
+            );
+            assert!(
+                known("follows").await >= 1000,
+                "follows analyzed after the demo"
+            );
+            // ...and the audience was analyzed once fixed (the statistics arrive within a
+            // second or so).
+            eventually("broadcast_recipients analyzed", async || {
+                use sea_orm::ConnectionTrait;
+                let row = app
+                    .core
+                    .db
+                    .query_one_raw(sea_orm::Statement::from_string(
+                        sea_orm::DbBackend::Postgres,
+                        "SELECT analyze_count FROM pg_stat_user_tables \
+                         WHERE relname = 'broadcast_recipients'",
+                    ))
+                    .await
+                    .unwrap()?;
+                (row.try_get::<i64>("", "analyze_count").unwrap() >= 1).then_some(())
+            })
+            .await;
+        }
+    }
+);

@@ -96,6 +96,8 @@ pub struct Demo {
     pub follower_count: u64,
 }
 
+/// A demo of at least this many followers is a bulk load: the tables are analyzed after it.
+const ANALYZE_AFTER: u32 = 1_000;
 /// The most followers a demo makes.
 pub const MAX_DEMO_FOLLOWERS: u32 = 1_000_000;
 /// Follows written per transaction by the demo.
@@ -209,6 +211,9 @@ pub async fn create_demo(core: &Core, confirm: bool, followers: u32) -> AppResul
             made += 1;
         }
         crate::consent::service::follow_many(core, business_id, &people).await?;
+    }
+    if made >= ANALYZE_AFTER {
+        crate::db::analyze_after_load(&core.db, &["users", "follows", "follow_changes"]).await;
     }
     Ok(Demo {
         business,

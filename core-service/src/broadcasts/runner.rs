@@ -43,6 +43,9 @@ const RUNNING: usize = 4;
 const BATCH: (u64, u64) = (1000, 250);
 /// The longest pause between batches (so the lease is renewed well within [`LEASE`]).
 const LONGEST_PAUSE: Duration = Duration::from_secs(5);
+/// An audience of at least this many recipients is analyzed once fixed
+/// (see `db::analyze_after_load`).
+const ANALYZE_AUDIENCE: i64 = 1_000;
 
 pub struct Runner {
     core: Arc<Core>,
@@ -174,6 +177,11 @@ impl Runner {
             };
             txn.commit().await?;
             tracing::info!(broadcast = %current.id, audience, "broadcast audience fixed");
+            // The audience was just bulk-loaded: statistics from before it would have its
+            // pages read by a bitmap scan of every recipient left, and sorted, for each page.
+            if audience >= ANALYZE_AUDIENCE {
+                crate::db::analyze_after_load(&core.db, &["broadcast_recipients"]).await;
+            }
             return Ok(Step::Created(0));
         }
         let live = store::business_live(&txn, current.business_id).await?;

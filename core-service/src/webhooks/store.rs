@@ -271,7 +271,7 @@ pub async fn lease_due(
         // believes of the table's size (see `messaging::outbox::lease_due`).
         sea_orm::DbBackend::Postgres => format!(
             "WITH due AS MATERIALIZED ({due}) \
-             UPDATE webhook_deliveries u SET {set} FROM due WHERE u.id = due.id \
+             UPDATE webhook_deliveries u SET {set} WHERE u.id = ANY(ARRAY(SELECT id FROM due)) \
              RETURNING {returning}"
         ),
         _ => format!(
