@@ -584,14 +584,9 @@ pub async fn release(db: &impl ConnectionTrait, id: Uuid, token: &str) -> AppRes
     Ok(())
 }
 
-/// Gives back every delivery still leased under `tokens` (a job stream closed while its core
-/// keeps running): due at `now_ms`, the same delivery, no attempt counted. Returns how many.
-pub async fn release_leases(
-    db: &impl ConnectionTrait,
-    tokens: &[String],
-    now_ms: i64,
-) -> AppResult<u64> {
-    let released = webhook_deliveries::Entity::update_many()
+/// An UPDATE that gives leased deliveries back: no lease, due at `now_ms`, no attempt counted.
+fn given_back(now_ms: i64) -> sea_orm::UpdateMany<webhook_deliveries::Entity> {
+    webhook_deliveries::Entity::update_many()
         .col_expr(webhook_deliveries::Column::LeaseUntilMs, Expr::value(0))
         .col_expr(
             webhook_deliveries::Column::LeaseToken,
@@ -601,6 +596,16 @@ pub async fn release_leases(
             webhook_deliveries::Column::NextAttemptAtMs,
             Expr::value(now_ms),
         )
+}
+
+/// Gives back every delivery still leased under `tokens` (a job stream closed while its core
+/// keeps running): due at `now_ms`, the same delivery, no attempt counted. Returns how many.
+pub async fn release_leases(
+    db: &impl ConnectionTrait,
+    tokens: &[String],
+    now_ms: i64,
+) -> AppResult<u64> {
+    let released = given_back(now_ms)
         .filter(crate::bulk::text_in(
             db.get_database_backend(),
             webhook_deliveries::Column::LeaseToken,
@@ -620,16 +625,7 @@ pub async fn release_unsent(
     ids: &[Uuid],
     now_ms: i64,
 ) -> AppResult<u64> {
-    let released = webhook_deliveries::Entity::update_many()
-        .col_expr(webhook_deliveries::Column::LeaseUntilMs, Expr::value(0))
-        .col_expr(
-            webhook_deliveries::Column::LeaseToken,
-            Expr::value(Option::<String>::None),
-        )
-        .col_expr(
-            webhook_deliveries::Column::NextAttemptAtMs,
-            Expr::value(now_ms),
-        )
+    let released = given_back(now_ms)
         .filter(crate::bulk::uuid_in(
             db.get_database_backend(),
             webhook_deliveries::Column::Id,
