@@ -149,13 +149,20 @@ pub fn older_than<C: sea_orm::ColumnTrait>(
     ))
 }
 
+/// Rows a load must hold to count as a bulk load (see [`analyze_after_load`]).
+pub const BULK_LOAD: u64 = 1_000;
+
 /// Gathers the planner's statistics of `tables` after a bulk load, as PostgreSQL advises
 /// (elsewhere nothing). Without it, until autovacuum next looks (a minute or more), the planner
 /// keeps the sizes it saw before the load: a table of ten users that just received 100,000 is
 /// still planned as ten rows, so lookups by key scan it whole, and prepared plans made before
-/// the load stay in use. Best effort: a role that may not analyze is only logged.
-pub async fn analyze_after_load(db: &DatabaseConnection, tables: &[&str]) {
-    if db.get_database_backend() != sea_orm::DbBackend::Postgres || tables.is_empty() {
+/// the load stay in use. A load of fewer than [`BULK_LOAD`] rows changes no plan and is left to
+/// autovacuum. Best effort: a role that may not analyze is only logged.
+pub async fn analyze_after_load(db: &DatabaseConnection, tables: &[&str], rows: u64) {
+    if db.get_database_backend() != sea_orm::DbBackend::Postgres
+        || tables.is_empty()
+        || rows < BULK_LOAD
+    {
         return;
     }
     let sql = format!("ANALYZE {}", tables.join(", "));

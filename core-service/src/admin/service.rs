@@ -96,8 +96,6 @@ pub struct Demo {
     pub follower_count: u64,
 }
 
-/// A demo of at least this many followers is a bulk load: the tables are analyzed after it.
-const ANALYZE_AFTER: u32 = 1_000;
 /// The most followers a demo makes.
 pub const MAX_DEMO_FOLLOWERS: u32 = 1_000_000;
 /// Follows written per transaction by the demo.
@@ -212,9 +210,12 @@ pub async fn create_demo(core: &Core, confirm: bool, followers: u32) -> AppResul
         }
         crate::consent::service::follow_many(core, business_id, &people).await?;
     }
-    if made >= ANALYZE_AFTER {
-        crate::db::analyze_after_load(&core.db, &["users", "follows", "follow_changes"]).await;
-    }
+    crate::db::analyze_after_load(
+        &core.db,
+        &["users", "follows", "follow_changes"],
+        u64::from(made),
+    )
+    .await;
     Ok(Demo {
         business,
         owner_access_token: owner_token,

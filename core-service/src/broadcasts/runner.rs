@@ -43,9 +43,6 @@ const RUNNING: usize = 4;
 const BATCH: (u64, u64) = (1000, 250);
 /// The longest pause between batches (so the lease is renewed well within [`LEASE`]).
 const LONGEST_PAUSE: Duration = Duration::from_secs(5);
-/// An audience of at least this many recipients is analyzed once fixed
-/// (see `db::analyze_after_load`).
-const ANALYZE_AUDIENCE: i64 = 1_000;
 
 pub struct Runner {
     core: Arc<Core>,
@@ -179,9 +176,8 @@ impl Runner {
             tracing::info!(broadcast = %current.id, audience, "broadcast audience fixed");
             // The audience was just bulk-loaded: statistics from before it would have its
             // pages read by a bitmap scan of every recipient left, and sorted, for each page.
-            if audience >= ANALYZE_AUDIENCE {
-                crate::db::analyze_after_load(&core.db, &["broadcast_recipients"]).await;
-            }
+            let rows = u64::try_from(audience).unwrap_or(0);
+            crate::db::analyze_after_load(&core.db, &["broadcast_recipients"], rows).await;
             return Ok(Step::Created(0));
         }
         let live = store::business_live(&txn, current.business_id).await?;

@@ -287,10 +287,7 @@ pub async fn record_outcomes(
             .filter(broadcasts::Column::Id.eq(broadcast))
             .exec_with_returning(&txn)
             .await?;
-        let last = counted.first().is_some_and(|b| {
-            b.creation_done && b.completed_at.is_none() && b.delivered + b.failed == b.accepted
-        });
-        if last {
+        if counted.first().is_some_and(completes) {
             completed.extend(complete_broadcast(&txn, broadcast, now).await?);
         }
     }
@@ -313,6 +310,12 @@ pub async fn record_outcomes(
         }
     }
     Ok((recorded.len(), queued, leased))
+}
+
+/// Whether `b`, as just read with its row locked, is what [`complete_broadcast`] completes
+/// (the same condition as its UPDATE's, so the UPDATE is sent only when it will apply).
+fn completes(b: &broadcasts::Model) -> bool {
+    b.creation_done && b.completed_at.is_none() && b.delivered + b.failed == b.accepted
 }
 
 /// Completes the broadcast when every message it created has its outcome and it creates no
