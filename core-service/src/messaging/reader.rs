@@ -36,10 +36,12 @@ impl ContextReader {
             tokio::spawn(async move {
                 let mut batch = Vec::with_capacity(MAX_BATCH);
                 loop {
-                    let got = rx.lock().await.recv_many(&mut batch, MAX_BATCH).await;
-                    if got == 0 {
+                    let mut queue = rx.lock().await;
+                    if queue.recv_many(&mut batch, MAX_BATCH).await == 0 {
                         return;
                     }
+                    super::batch::fill(&mut queue, &mut batch, MAX_BATCH).await;
+                    drop(queue);
                     let (requests, replies): (Vec<_>, Vec<_>) = batch.drain(..).unzip();
                     match store::app_send_contexts(&db, &requests).await {
                         Ok(contexts) => {

@@ -1,0 +1,70 @@
+//! Filling a batch: the group-commit writer and the context reader each take what waits in
+//! their queue, then let this runtime's other ready tasks run a few turns before the batch
+//! goes, and take what they queued meanwhile.
+//!
+//! Under load the sends that will join the next batch are often already in this process, a
+//! step from the queue (a request decoded, its checks under way): a few `yield_now` turns let
+//! them reach it, so one transaction or query carries them instead of the next. When nothing
+//! else is ready the turns come straight back: an idle core adds no wait. Measured on
+//! PostgreSQL (closed loop, 32 connections): the all-in-one's CPU per accepted send fell by a
+//! quarter and the split's sends per second rose by a tenth.
+
+use tokio::sync::mpsc::Receiver;
+
+/// Turns given to the other ready tasks before a batch goes.
+const TURNS: usize = 4;
+
+/// Adds to `batch` (after the caller's first receive) what arrives while this task yields
+/// [`TURNS`] times, up to `max` items in all; returns at once when the batch is full.
+pub async fn fill<T>(rx: &mut Receiver<T>, batch: &mut Vec<T>, max: usize) {
+    if batch.len() >= max {
+        return;
+    }
+    for _ in 0..TURNS {
+        tokio::task::yield_now().await;
+    }
+    while batch.len() < max {
+        match rx.try_recv() {
+            Ok(item) => batch.push(item),
+            Err(_) => break,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_batch_takes_what_ready_tasks_queue_while_it_yields() {
+        let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+        tx.send(0).await.unwrap();
+        // Ready to run, not run yet: on this one thread it runs only when the batch yields.
+        tokio::spawn(async move {
+            for i in 1..=3 {
+                tx.send(i).await.unwrap();
+            }
+        });
+        let mut batch = Vec::new();
+        rx.recv_many(&mut batch, 8).await;
+        assert_eq!(batch, vec![0]);
+        fill(&mut rx, &mut batch, 8).await;
+        assert_eq!(batch, vec![0, 1, 2, 3]);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_batch_never_grows_past_its_limit() {
+        let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+        for i in 0..6 {
+            tx.send(i).await.unwrap();
+        }
+        let mut batch = Vec::new();
+        rx.recv_many(&mut batch, 1).await;
+        fill(&mut rx, &mut batch, 4).await;
+        assert_eq!(batch, vec![0, 1, 2, 3]);
+        let mut full = vec![9; 4];
+        fill(&mut rx, &mut full, 4).await;
+        assert_eq!(full, vec![9; 4], "a full batch goes as it is");
+        assert_eq!(rx.try_recv().unwrap(), 4, "what did not fit stays queued");
+    }
+}
