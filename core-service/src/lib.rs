@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod app;
 pub mod apps;
+pub mod batch;
 pub mod broadcasts;
 pub mod bulk;
 pub mod business;

@@ -1,7 +1,6 @@
 //! Messaging: one implementation of the send rules for the three send paths, idempotency, the
 //! durable outbox and its dispatcher, delivery providers, history and usage.
 
-pub mod batch;
 pub mod cancel;
 pub mod content;
 pub mod delivery;

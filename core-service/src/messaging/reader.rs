@@ -40,7 +40,7 @@ impl ContextReader {
                     if queue.recv_many(&mut batch, MAX_BATCH).await == 0 {
                         return;
                     }
-                    super::batch::fill(&mut queue, &mut batch, MAX_BATCH).await;
+                    crate::batch::fill(&mut queue, &mut batch, MAX_BATCH).await;
                     drop(queue);
                     let (requests, replies): (Vec<_>, Vec<_>) = batch.drain(..).unzip();
                     match store::app_send_contexts(&db, &requests).await {

@@ -124,7 +124,7 @@ impl Task {
                 if rx.recv_many(&mut incoming, MAX_BATCH).await == 0 {
                     return;
                 }
-                super::batch::fill(&mut rx, &mut incoming, MAX_BATCH).await;
+                crate::batch::fill(&mut rx, &mut incoming, MAX_BATCH).await;
             } else {
                 let room = MAX_BATCH.saturating_sub(self.carried.len());
                 if room > 0

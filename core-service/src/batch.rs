@@ -1,6 +1,6 @@
-//! Filling a batch: the group-commit writer and the context reader each take what waits in
-//! their queue, then let this runtime's other ready tasks run a few turns before the batch
-//! goes, and take what they queued meanwhile.
+//! Filling a batch: the group-commit writer and the context reader (`messaging/`) each take
+//! what waits in their queue, then let this runtime's other ready tasks run a few turns before
+//! the batch goes, and take what they queued meanwhile.
 //!
 //! Under load the sends that will join the next batch are often already in this process, a
 //! step from the queue (a request decoded, its checks under way): a few `yield_now` turns let
