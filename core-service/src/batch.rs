@@ -6,8 +6,9 @@
 //! step from the queue (a request decoded, its checks under way): a few `yield_now` turns let
 //! them reach it, so one transaction or query carries them instead of the next. When nothing
 //! else is ready the turns come straight back: an idle core adds no wait. Measured on
-//! PostgreSQL (closed loop, 32 connections): the all-in-one's CPU per accepted send fell by a
-//! quarter and the split's sends per second rose by a tenth.
+//! PostgreSQL (the all-in-one, closed loop of 32 connections): statements per message 1.43 to
+//! 0.74, CPU per accepted send a quarter less. Sends that come from other processes (several
+//! cores behind the gateways) are not a turn away, and gain little.
 
 use tokio::sync::mpsc::Receiver;
 
