@@ -24,6 +24,11 @@ pub async fn fill<T>(rx: &mut Receiver<T>, batch: &mut Vec<T>, max: usize) {
     for _ in 0..TURNS {
         tokio::task::yield_now().await;
     }
+    take_waiting(rx, batch, max);
+}
+
+/// Adds to `batch` what waits in `rx` now, up to `max` items in all, without waiting.
+pub fn take_waiting<T>(rx: &mut Receiver<T>, batch: &mut Vec<T>, max: usize) {
     while batch.len() < max {
         match rx.try_recv() {
             Ok(item) => batch.push(item),

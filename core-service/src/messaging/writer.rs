@@ -130,12 +130,7 @@ impl Task {
                 if room > 0
                     && let Ok(mut rx) = self.rx.try_lock()
                 {
-                    while incoming.len() < room {
-                        match rx.try_recv() {
-                            Ok(item) => incoming.push(item),
-                            Err(_) => break,
-                        }
-                    }
+                    crate::batch::take_waiting(&mut rx, &mut incoming, room);
                 }
             }
             let mut batch: Vec<(NewSend, Reply)> = Vec::with_capacity(MAX_BATCH);
