@@ -47,12 +47,23 @@ pub struct StackEnv {
     pub workers: usize,
 }
 
+/// A port nothing listens on now, never one this process handed out before: the kernel may
+/// give a just-released ephemeral port again, and two processes of a stack must not be told
+/// the same one.
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap();
+    loop {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
 /// Where the release binaries are: beside the examples' folder (`target/release`), unless
