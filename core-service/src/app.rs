@@ -7,8 +7,8 @@ use std::time::Duration;
 use anyhow::Context;
 use proto::v1 as pb;
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
 use tokio_util::sync::CancellationToken;
+use tonic::transport::server::TcpIncoming;
 
 use crate::admin::grpc::AdminGrpc;
 use crate::apps::grpc::AppGrpc;
@@ -226,10 +226,7 @@ impl CoreApp {
             .add_service(pb::qr_service_server::QrServiceServer::new(QrGrpc {
                 core: core.clone(),
             }))
-            .serve_with_incoming_shutdown(
-                TcpListenerStream::new(self.listener),
-                cancel.clone().cancelled_owned(),
-            )
+            .serve_with_incoming_shutdown(incoming(self.listener), cancel.clone().cancelled_owned())
             .await;
         cancel.cancel();
         let _ = health_watch.await;
@@ -303,5 +300,28 @@ async fn watch_database(
             tracing::error!("the database does not answer: gRPC health NOT_SERVING");
             set_health(&reporter, tonic_health::ServingStatus::NotServing).await;
         }
+    }
+}
+
+/// The gRPC connections the listener accepts, with `TCP_NODELAY` set as tonic's own `serve`
+/// sets it (`serve_with_incoming` leaves the sockets as they come). Without it a reply, or a
+/// job on a worker's stream, written while the peer has not acknowledged the last one waits
+/// for that acknowledgement: on loopback a delayed ACK, tens of milliseconds.
+fn incoming(listener: TcpListener) -> TcpIncoming {
+    TcpIncoming::from(listener).with_nodelay(Some(true))
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio_stream::StreamExt;
+
+    #[tokio::test]
+    async fn accepted_grpc_connections_have_nodelay_set() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut incoming = super::incoming(listener);
+        let _client = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let accepted = incoming.next().await.unwrap().unwrap();
+        assert!(accepted.nodelay().unwrap());
     }
 }
