@@ -265,6 +265,12 @@ e2e!(
         later(&app, &mut biz, 2 * DAY).await;
         let id = send_utility(&app, &biz, "+14155550101").await;
         settled(&app, &biz.owner_token, &id).await;
+        // Its webhook's report too (a worker reports after the receiver has answered).
+        eventually("the third delivery settled", async || {
+            let settled = usage(&app, &biz.owner_token).await["webhooks"]["succeeded"] == 3;
+            settled.then_some(())
+        })
+        .await;
         let days = daily(&app, &biz.owner_token, 5).await;
         assert_eq!(days.len(), 5);
         let dates: Vec<&str> = days.iter().map(|d| d["date"].as_str().unwrap()).collect();
