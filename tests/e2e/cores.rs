@@ -279,16 +279,71 @@ e2e!(
         register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
         send_utility(&app, &biz, FAN).await;
         receiver.wait_for(1).await;
-        // The worker calls only the core of its stream (jobs and reports).
-        let (carrying, other) = match (first.connections(), second.connections()) {
-            (0, n) if n > 0 => (&mut second, &mut first),
-            (n, 0) if n > 0 => (&mut first, &mut second),
-            counts => panic!("one address carries the stream and its reports: {counts:?}"),
-        };
-        carrying.down();
-        // The stream ends; the worker opens one through the other address and delivers.
+        // Each address cut in turn: whichever carried the stream first, a stream ends at least
+        // once, and the worker opens one through the other address and delivers.
+        first.down();
         send_utility(&app, &biz, FAN).await;
         receiver.wait_for(2).await;
-        assert!(other.connections() >= 1, "the worker moved");
+        first.up().await;
+        let before = first.connections();
+        second.down();
+        send_utility(&app, &biz, FAN).await;
+        receiver.wait_for(3).await;
+        assert!(first.connections() > before, "the worker moved");
+    }
+);
+
+/// How many job streams the core at `url` holds open.
+async fn streams(url: &str) -> u32 {
+    WebhookJobServiceClient::connect(url.to_string())
+        .await
+        .unwrap()
+        .job_streams(pb::Empty {})
+        .await
+        .unwrap()
+        .into_inner()
+        .open
+}
+
+e2e!(
+    workers_take_their_streams_from_the_core_with_the_fewest,
+    |app| async move {
+        app.stop_workers();
+        let second = app.second_stack(|_| {}).await;
+        let (one, two) = (app.grpc_url.clone(), second.grpc_url.clone());
+        eventually("no stream open", async || {
+            (streams(&one).await + streams(&two).await == 0).then_some(())
+        })
+        .await;
+        let both = format!("{one},{two}");
+        app.start_worker_for(&both);
+        eventually("the first worker's stream", async || {
+            (streams(&one).await + streams(&two).await == 1).then_some(())
+        })
+        .await;
+        // The second goes to the core the first left without one, whichever that was.
+        app.start_worker_for(&both);
+        eventually("a stream on each core", async || {
+            (streams(&one).await == 1 && streams(&two).await == 1).then_some(())
+        })
+        .await;
+        // And each core delivers what it writes (through its own stream, in memory).
+        let receiver = Receiver::start().await;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
+        for base in [&app.base, &second.base] {
+            let reply = app
+                .request_at(
+                    base,
+                    reqwest::Method::POST,
+                    &format!("/v1/{}/messages", biz.id),
+                    Some(&biz.app_token),
+                    Some(serde_json::json!({ "to": FAN, "category": "utility", "body": "hi" })),
+                )
+                .await;
+            reply.assert_ok(200);
+        }
+        receiver.wait_for(2).await;
     }
 );

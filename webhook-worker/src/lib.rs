@@ -131,6 +131,15 @@ impl Worker {
         let strict = this.client(false);
         let permissive = this.client(true);
         let mut wait = FIRST_WAIT;
+        if cores.len() > 1 {
+            // Workers started together would all see the same stream counts and choose the
+            // same core (see `quietest`): each waits a random moment first.
+            let jitter = uuid::Uuid::new_v4().as_u128() % START_JITTER.as_millis();
+            tokio::select! {
+                () = cancel.cancelled() => return Ok(()),
+                () = tokio::time::sleep(Duration::from_millis(jitter as u64)) => {}
+            }
+        }
         loop {
             let mut held = false;
             let session = this.clone().session(
@@ -162,7 +171,41 @@ impl Worker {
         }
     }
 
-    /// One job stream, to the next core that answers, until it ends.
+    /// Of several cores, the one (not marked down) holding the fewest job streams, asked of
+    /// each: workers spread over the cores, and each core hands the deliveries it writes to a
+    /// stream of its own in memory instead of leaving them to another core's lease. Ties go
+    /// by this process's id; None (the picker's turn) with one core, or when none answers.
+    async fn quietest(&self, cores: &Cores) -> Option<usize> {
+        if cores.len() < 2 {
+            return None;
+        }
+        let asks = (0..cores.len()).filter(|&i| !cores.is_down(i)).map(|i| {
+            let mut client = WebhookJobServiceClient::new(cores.only(i));
+            let request = self.request(pb::Empty {});
+            async move {
+                let answer =
+                    tokio::time::timeout(STREAM_COUNT_TIMEOUT, client.job_streams(request))
+                        .await
+                        .ok()?
+                        .ok()?;
+                Some((answer.into_inner().open, i))
+            }
+        });
+        let answers: Vec<(u32, usize)> = futures::future::join_all(asks)
+            .await
+            .into_iter()
+            .flatten()
+            .collect();
+        let fewest = answers.iter().map(|(open, _)| *open).min()?;
+        let ties: Vec<usize> = answers
+            .iter()
+            .filter(|(open, _)| *open == fewest)
+            .map(|(_, i)| *i)
+            .collect();
+        Some(ties[std::process::id() as usize % ties.len()])
+    }
+
+    /// One job stream, to the core with the fewest (or the next that answers), until it ends.
     async fn session(
         self: Arc<Self>,
         cores: &Cores,
@@ -171,7 +214,11 @@ impl Worker {
         cancel: CancellationToken,
         held: &mut bool,
     ) -> anyhow::Result<()> {
-        let mut client = WebhookJobServiceClient::new(cores.channel());
+        let channel = match self.quietest(cores).await {
+            Some(core) => cores.preferring(core),
+            None => cores.channel(),
+        };
+        let mut client = WebhookJobServiceClient::new(channel);
         let slots = Arc::new(Semaphore::new(self.config.settings.concurrency.max(1)));
         let request = self.request(pb::JobsRequest {
             worker_id: self.id.clone(),
@@ -366,6 +413,13 @@ async fn next_job(
 
 /// The first pause before opening a job stream again after a failure.
 const FIRST_WAIT: Duration = Duration::from_millis(200);
+
+/// The most a worker of several cores waits before its first stream (start-up jitter).
+const START_JITTER: Duration = Duration::from_millis(500);
+
+/// How long a core has to say how many job streams it holds before the worker chooses without
+/// it.
+const STREAM_COUNT_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// The most reports sent in one call.
 const REPORT_BATCH: usize = 256;

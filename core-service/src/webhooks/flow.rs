@@ -176,6 +176,13 @@ impl JobCredits {
         });
     }
 
+    /// The job streams open on this core.
+    pub fn streams(&self) -> usize {
+        let mut inlets = self.inlets();
+        inlets.retain(|i| i.credits.strong_count() > 0 && !i.jobs.is_closed());
+        inlets.len()
+    }
+
     /// The most jobs [`JobCredits::reserve`] could take now.
     pub fn spare(&self) -> usize {
         let inlets = self.inlets();

@@ -287,4 +287,14 @@ impl pb::webhook_job_service_server::WebhookJobService for JobGrpc {
         jobs::report_many(&self.core, reports).await?;
         Ok(Response::new(pb::Empty {}))
     }
+
+    async fn job_streams(
+        &self,
+        _request: Request<pb::Empty>,
+    ) -> Result<Response<pb::JobStreamCount>, Status> {
+        let open = self.core.job_credits.streams();
+        Ok(Response::new(pb::JobStreamCount {
+            open: u32::try_from(open).unwrap_or(u32::MAX),
+        }))
+    }
 }
