@@ -347,3 +347,56 @@ e2e!(
         receiver.wait_for(2).await;
     }
 );
+
+e2e!(
+    a_worker_moves_its_stream_to_a_core_that_came_back_with_none,
+    |app| async move {
+        app.stop_workers();
+        let second = app.second_stack(|_| {}).await;
+        let second_addr = second
+            .grpc_url
+            .trim_start_matches("http://")
+            .parse()
+            .expect("a plain http core URL");
+        // The second core unreachable while both workers choose: both take the first.
+        let mut proxy = Proxy::start(second_addr).await;
+        proxy.down();
+        let both = format!("{},{}", app.grpc_url, proxy.url());
+        app.start_worker_for(&both);
+        app.start_worker_for(&both);
+        eventually("both streams on the first core", async || {
+            (streams(&app.grpc_url).await == 2).then_some(())
+        })
+        .await;
+        assert_eq!(streams(&second.grpc_url).await, 0);
+        // It comes back: one worker moves there, and the workers then stay put.
+        proxy.up().await;
+        eventually("a stream on each core", async || {
+            (streams(&app.grpc_url).await == 1 && streams(&second.grpc_url).await == 1)
+                .then_some(())
+        })
+        .await;
+        // Deliveries go on: a send through each core is delivered once.
+        let receiver = Receiver::start().await;
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
+        for base in [&app.base, &second.base] {
+            let reply = app
+                .request_at(
+                    base,
+                    reqwest::Method::POST,
+                    &format!("/v1/{}/messages", biz.id),
+                    Some(&biz.app_token),
+                    Some(serde_json::json!({ "to": FAN, "category": "utility", "body": "hi" })),
+                )
+                .await;
+            reply.assert_ok(200);
+        }
+        receiver.wait_for(2).await;
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        assert_eq!(receiver.received().len(), 2, "each delivered once");
+        assert_eq!(streams(&app.grpc_url).await, 1);
+        assert_eq!(streams(&second.grpc_url).await, 1);
+    }
+);

@@ -379,7 +379,9 @@ impl TestApp {
         if let Some(n) = self.worker_concurrency {
             config.settings.concurrency = n;
         }
-        let mut worker = webhook_worker::Worker::new(config);
+        // Workers of several cores compare stream counts every 200 ms or so, not every 10 s.
+        let mut worker = webhook_worker::Worker::new(config)
+            .with_rebalance_every(std::time::Duration::from_millis(200));
         if let Some(resolver) = &self.resolver {
             worker = worker.with_resolver(resolver.clone());
         }

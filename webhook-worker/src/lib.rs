@@ -75,6 +75,7 @@ pub struct Worker {
     config: WorkerConfig,
     resolver: Arc<dyn reqwest::dns::Resolve>,
     id: String,
+    rebalance_every: Duration,
 }
 
 impl Worker {
@@ -83,7 +84,15 @@ impl Worker {
             config,
             resolver: Arc::new(SystemResolver),
             id: format!("worker-{}", uuid::Uuid::new_v4()),
+            rebalance_every: REBALANCE_EVERY,
         }
+    }
+
+    /// How often (plus a random part as long again at most) the worker compares its core's
+    /// job streams with the other cores' (tests shorten it).
+    pub fn with_rebalance_every(mut self, every: Duration) -> Self {
+        self.rebalance_every = every;
+        self
     }
 
     /// Replaces DNS (tests use a stub so that no traffic ever goes to private ranges).
@@ -179,6 +188,19 @@ impl Worker {
         if cores.len() < 2 {
             return None;
         }
+        let answers = self.stream_counts(cores).await;
+        let fewest = answers.iter().map(|(open, _)| *open).min()?;
+        let ties: Vec<usize> = answers
+            .iter()
+            .filter(|(open, _)| *open == fewest)
+            .map(|(_, i)| *i)
+            .collect();
+        Some(ties[std::process::id() as usize % ties.len()])
+    }
+
+    /// The job streams each core not marked down holds, as (streams, core), of those that
+    /// answer within [`STREAM_COUNT_TIMEOUT`].
+    async fn stream_counts(&self, cores: &Cores) -> Vec<(u32, usize)> {
         let asks = (0..cores.len()).filter(|&i| !cores.is_down(i)).map(|i| {
             let mut client = WebhookJobServiceClient::new(cores.only(i));
             let request = self.request(pb::Empty {});
@@ -191,18 +213,46 @@ impl Worker {
                 Some((answer.into_inner().open, i))
             }
         });
-        let answers: Vec<(u32, usize)> = futures::future::join_all(asks)
+        futures::future::join_all(asks)
             .await
             .into_iter()
             .flatten()
-            .collect();
-        let fewest = answers.iter().map(|(open, _)| *open).min()?;
-        let ties: Vec<usize> = answers
-            .iter()
-            .filter(|(open, _)| *open == fewest)
-            .map(|(_, i)| *i)
-            .collect();
-        Some(ties[std::process::id() as usize % ties.len()])
+            .collect()
+    }
+
+    /// Now and then, whether the core of this worker's stream (`core`) holds two streams or
+    /// more than another core: then `moving` fires and the session moves its stream (a core
+    /// that came back, or that the workers missed when they chose, gets streams again). The
+    /// random part of the wait keeps workers from moving together.
+    async fn balance(self: Arc<Self>, cores: Cores, core: usize, moving: CancellationToken) {
+        if cores.len() < 2 {
+            return;
+        }
+        let every = self.rebalance_every.max(Duration::from_millis(1));
+        loop {
+            let jitter = uuid::Uuid::new_v4().as_u128() % every.as_millis();
+            tokio::time::sleep(every + Duration::from_millis(jitter as u64)).await;
+            let counts = self.stream_counts(&cores).await;
+            let mine = counts.iter().find(|(_, i)| *i == core).map(|(n, _)| *n);
+            let fewest = counts
+                .iter()
+                .filter(|(_, i)| *i != core)
+                .map(|(n, _)| *n)
+                .min();
+            if let (Some(mine), Some(fewest)) = (mine, fewest)
+                && mine >= fewest + 2
+            {
+                tracing::info!(
+                    worker = %self.id,
+                    core = %cores.urls()[core],
+                    streams = mine,
+                    fewest,
+                    "moving the job stream to a core with fewer"
+                );
+                moving.cancel();
+                return;
+            }
+        }
     }
 
     /// One job stream, to the core with the fewest (or the next that answers), until it ends.
@@ -234,20 +284,30 @@ impl Worker {
         // accepts any report whose lease is still current).
         let (reports, pending) = mpsc::unbounded_channel();
         let reporter = WebhookJobServiceClient::new(cores.preferring(core));
-        tokio::spawn(self.clone().report_loop(reporter, pending));
+        let reporting = tokio::spawn(self.clone().report_loop(reporter, pending));
+        // Fired when this stream should move to a core with fewer (see `balance`).
+        let moving = CancellationToken::new();
         // Jobs are read as they come (the core sends no more than the room it gave this
         // worker) into two queues: a broadcast's deliveries wait behind every other job.
         let (urgent_tx, mut urgent) = mpsc::unbounded_channel::<pb::Job>();
         let (bulk_tx, mut bulk) = mpsc::unbounded_channel::<pb::Job>();
+        let stop_reading = moving.clone();
         let reader = tokio::spawn(async move {
-            while let Some(job) = stream.next().await {
+            loop {
+                let next = tokio::select! {
+                    biased;
+                    // Moving: the stream stays open, unread, until the session lets it go.
+                    () = stop_reading.cancelled() => return Ok(Some(stream)),
+                    next = stream.next() => next,
+                };
+                let Some(job) = next else { break };
                 let job = job?;
                 let queue = if job.bulk { &bulk_tx } else { &urgent_tx };
                 if queue.send(job).is_err() {
                     break;
                 }
             }
-            Ok::<(), tonic::Status>(())
+            Ok::<_, tonic::Status>(None)
         });
         // The reader goes with the session.
         struct Abort(tokio::task::AbortHandle);
@@ -257,16 +317,20 @@ impl Worker {
             }
         }
         let _reader = Abort(reader.abort_handle());
+        let balancer = tokio::spawn(self.clone().balance(cores.clone(), core, moving.clone()));
+        let _balancer = Abort(balancer.abort_handle());
         tracing::info!(worker = %self.id, core = %cores.urls()[core], "pulling webhook jobs");
         loop {
             // Take the next job only when a slot is free.
             let permit = tokio::select! {
                 () = cancel.cancelled() => return Ok(()),
+                () = moving.cancelled() => break,
                 permit = slots.clone().acquire_owned() => permit?,
             };
             let job = tokio::select! {
                 biased;
                 () = cancel.cancelled() => return Ok(()),
+                () = moving.cancelled() => break,
                 job = next_job(&mut urgent, &mut bulk) => job,
             };
             let Some(job) = job else {
@@ -316,6 +380,20 @@ impl Worker {
                 span,
             ));
         }
+        // Moving. The deliveries under way finish and are reported while the stream is still
+        // open; the jobs it holds that were not started are given back by the core when it
+        // closes (due at once, no attempt counted), so nothing is attempted twice.
+        let stream = match reader.await {
+            Ok(Ok(stream)) => stream,
+            _ => None,
+        };
+        drop((urgent, bulk, reports));
+        tokio::select! {
+            () = cancel.cancelled() => {}
+            _ = tokio::time::timeout(DRAIN_LIMIT, reporting) => {}
+        }
+        drop(stream);
+        Ok(())
     }
 
     /// Sends reports in batches (one call and one transaction in the core for many
@@ -413,6 +491,13 @@ async fn next_job(
 
 /// The first pause before opening a job stream again after a failure.
 const FIRST_WAIT: Duration = Duration::from_millis(200);
+
+/// How often a worker of several cores compares its core's job streams with the others' (plus
+/// a random part as long again at most).
+const REBALANCE_EVERY: Duration = Duration::from_secs(10);
+
+/// The most a moving stream waits for the deliveries under way to be reported before it closes.
+const DRAIN_LIMIT: Duration = Duration::from_secs(60);
 
 /// The most a worker of several cores waits before its first stream (start-up jitter).
 const START_JITTER: Duration = Duration::from_millis(500);
