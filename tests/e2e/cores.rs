@@ -293,6 +293,28 @@ e2e!(
     }
 );
 
+/// A business with one endpoint at a fresh receiver sends one utility message through each
+/// gateway of `bases`; returns the receiver.
+async fn send_through_each(app: &TestApp, bases: &[&str]) -> std::sync::Arc<Receiver> {
+    let receiver = Receiver::start().await;
+    let biz = live_business(app, BIZ, ALL_SCOPES).await;
+    follower(app, &biz, FAN, false).await;
+    register_webhook(app, &biz, &receiver.url(), &["message.sent"]).await;
+    for base in bases {
+        let reply = app
+            .request_at(
+                base,
+                reqwest::Method::POST,
+                &format!("/v1/{}/messages", biz.id),
+                Some(&biz.app_token),
+                Some(serde_json::json!({ "to": FAN, "category": "utility", "body": "hi" })),
+            )
+            .await;
+        reply.assert_ok(200);
+    }
+    receiver
+}
+
 /// How many job streams the core at `url` holds open.
 async fn streams(url: &str) -> u32 {
     WebhookJobServiceClient::connect(url.to_string())
@@ -328,22 +350,7 @@ e2e!(
         })
         .await;
         // And each core delivers what it writes (through its own stream, in memory).
-        let receiver = Receiver::start().await;
-        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
-        follower(&app, &biz, FAN, false).await;
-        register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
-        for base in [&app.base, &second.base] {
-            let reply = app
-                .request_at(
-                    base,
-                    reqwest::Method::POST,
-                    &format!("/v1/{}/messages", biz.id),
-                    Some(&biz.app_token),
-                    Some(serde_json::json!({ "to": FAN, "category": "utility", "body": "hi" })),
-                )
-                .await;
-            reply.assert_ok(200);
-        }
+        let receiver = send_through_each(&app, &[&app.base, &second.base]).await;
         receiver.wait_for(2).await;
     }
 );
@@ -377,22 +384,7 @@ e2e!(
         })
         .await;
         // Deliveries go on: a send through each core is delivered once.
-        let receiver = Receiver::start().await;
-        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
-        follower(&app, &biz, FAN, false).await;
-        register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
-        for base in [&app.base, &second.base] {
-            let reply = app
-                .request_at(
-                    base,
-                    reqwest::Method::POST,
-                    &format!("/v1/{}/messages", biz.id),
-                    Some(&biz.app_token),
-                    Some(serde_json::json!({ "to": FAN, "category": "utility", "body": "hi" })),
-                )
-                .await;
-            reply.assert_ok(200);
-        }
+        let receiver = send_through_each(&app, &[&app.base, &second.base]).await;
         receiver.wait_for(2).await;
         tokio::time::sleep(Duration::from_millis(600)).await;
         assert_eq!(receiver.received().len(), 2, "each delivered once");
