@@ -39,29 +39,11 @@ where
         }
         return insert.exec_without_returning(db).await;
     }
-    // Every column some row sets; a row leaving one of them unset is an error below, never a
-    // value dropped.
-    let columns: Vec<<A::Entity as EntityTrait>::Column> =
-        <A::Entity as EntityTrait>::Column::iter()
-            .filter(|c| rows.iter().any(|row| !row.is_not_set(*c)))
-            .collect();
-    let mut records = Vec::with_capacity(rows.len());
-    for row in &rows {
-        let mut record = serde_json::Map::with_capacity(columns.len());
-        for column in &columns {
-            let value = row.get(*column).into_value().ok_or_else(|| {
-                DbErr::Custom(format!("{}: a row leaves it unset", column.as_str()))
-            })?;
-            record.insert(column.as_str().to_string(), json(value)?);
-        }
-        records.push(serde_json::Value::Object(record));
-    }
-    let table = <A::Entity as Default>::default().table_name().to_string();
-    let names = columns
-        .iter()
-        .map(|c| format!("\"{}\"", c.as_str()))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let Records {
+        table,
+        names,
+        json: records,
+    } = records(&rows)?;
     let mut sql = format!(
         "INSERT INTO \"{table}\" ({names}) SELECT {names} FROM jsonb_populate_recordset(NULL::\"{table}\", $1)"
     );
@@ -73,7 +55,6 @@ where
             .join(", ");
         sql.push_str(&format!(" ON CONFLICT ({target}) DO NOTHING"));
     }
-    let records = Value::Json(Some(Box::new(serde_json::Value::Array(records))));
     let done = db
         .execute_raw(Statement::from_sql_and_values(
             DbBackend::Postgres,
@@ -82,6 +63,47 @@ where
         ))
         .await?;
     Ok(done.rows_affected())
+}
+
+/// Rows as PostgreSQL's `jsonb_populate_recordset(NULL::"table", $n)` reads them back: the
+/// table's name, the quoted names of the columns some row sets (a row leaving one of them unset
+/// is an error, never a value dropped) and the rows as one `jsonb` parameter.
+pub struct Records {
+    pub table: String,
+    pub names: String,
+    pub json: Value,
+}
+
+/// The [`Records`] of `rows`.
+pub fn records<A>(rows: &[A]) -> Result<Records, DbErr>
+where
+    A: ActiveModelTrait,
+{
+    let columns: Vec<<A::Entity as EntityTrait>::Column> =
+        <A::Entity as EntityTrait>::Column::iter()
+            .filter(|c| rows.iter().any(|row| !row.is_not_set(*c)))
+            .collect();
+    let mut records = Vec::with_capacity(rows.len());
+    for row in rows {
+        let mut record = serde_json::Map::with_capacity(columns.len());
+        for column in &columns {
+            let value = row.get(*column).into_value().ok_or_else(|| {
+                DbErr::Custom(format!("{}: a row leaves it unset", column.as_str()))
+            })?;
+            record.insert(column.as_str().to_string(), json(value)?);
+        }
+        records.push(serde_json::Value::Object(record));
+    }
+    let names = columns
+        .iter()
+        .map(|c| format!("\"{}\"", c.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Ok(Records {
+        table: <A::Entity as Default>::default().table_name().to_string(),
+        names,
+        json: Value::Json(Some(Box::new(serde_json::Value::Array(records)))),
+    })
 }
 
 /// `column IN (ids)`: `column = ANY($1)` with one uuid array on PostgreSQL.

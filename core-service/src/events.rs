@@ -129,47 +129,65 @@ pub async fn record_many_leased(
     if new.is_empty() {
         return Ok((0, Vec::new()));
     }
-    let classes: Vec<i32> = new
-        .iter()
-        .map(|e| {
-            if e.broadcast {
-                BROADCAST_DELIVERY_CLASS
-            } else {
-                DELIVERY_CLASS
-            }
-        })
-        .collect();
-    let mut rows: Vec<events::Model> = new
-        .into_iter()
-        .map(|e| events::Model {
+    let mut businesses: Vec<Uuid> = new.iter().map(|e| e.business_id).collect();
+    businesses.sort();
+    businesses.dedup();
+    let read;
+    let endpoints = match endpoints {
+        Some(endpoints) => endpoints,
+        None => {
+            read = active_endpoints(db, businesses.clone()).await?;
+            &read
+        }
+    };
+    let mut planned = plan(new, now, tally, lease, endpoints);
+    number(db, &mut planned.events, &businesses).await?;
+    for chunk in planned.events.chunks(500) {
+        crate::bulk::insert_all(db, chunk.iter().map(|e| active(db, e)).collect(), &[]).await?;
+    }
+    for chunk in planned.deliveries.chunks(500) {
+        crate::bulk::insert_all(db, chunk.to_vec(), &[]).await?;
+    }
+    Ok((planned.deliveries.len(), planned.leased))
+}
+
+/// The rows recording a batch of events writes: the events (numbered on SQLite by
+/// [`record_many_leased`]), one delivery per active subscribed endpoint of each, up to
+/// `lease.room` of them leased.
+pub struct Planned {
+    pub events: Vec<events::Model>,
+    pub deliveries: Vec<webhook_deliveries::ActiveModel>,
+    pub leased: Vec<LeasedDelivery>,
+}
+
+/// The [`Planned`] rows of `new`, given the [`active_endpoints`] of their businesses; the
+/// deliveries are counted in `tally`.
+pub fn plan(
+    new: Vec<NewEvent>,
+    now: DateTime<Utc>,
+    tally: &mut Tally,
+    lease: Option<DeliveryLease<'_>>,
+    endpoints: &[webhooks::Model],
+) -> Planned {
+    let mut events = Vec::with_capacity(new.len());
+    let mut deliveries = Vec::new();
+    let mut leased = Vec::new();
+    for e in new {
+        let class = if e.broadcast {
+            BROADCAST_DELIVERY_CLASS
+        } else {
+            DELIVERY_CLASS
+        };
+        let event = events::Model {
             id: Uuid::now_v7(),
             business_id: e.business_id,
             event_type: e.event_type.to_string(),
             data: e.data.to_string(),
             created_at: now,
             commit_seq: 0,
-        })
-        .collect();
-    let mut businesses: Vec<Uuid> = rows.iter().map(|e| e.business_id).collect();
-    businesses.sort();
-    businesses.dedup();
-    number(db, &mut rows, &businesses).await?;
-    for chunk in rows.chunks(500) {
-        crate::bulk::insert_all(db, chunk.iter().map(|e| active(db, e)).collect(), &[]).await?;
-    }
-    let read;
-    let endpoints = match endpoints {
-        Some(endpoints) => endpoints,
-        None => {
-            read = active_endpoints(db, businesses).await?;
-            &read
-        }
-    };
-    let mut deliveries = Vec::new();
-    let mut leased = Vec::new();
-    for (event, class) in rows.iter().zip(classes) {
+        };
         for endpoint in subscribed(endpoints, event.business_id, &event.event_type) {
-            let mut row = delivery(endpoint, event, now, class);
+            let mut row = delivery(endpoint, &event, now, class);
             if let Some(lease) = lease
                 && class == DELIVERY_CLASS
                 && leased.len() < lease.room
@@ -185,11 +203,13 @@ pub async fn record_many_leased(
             deliveries.push(webhook_deliveries::ActiveModel::from(row));
             tally.queued(endpoint.business_id, 1);
         }
+        events.push(event);
     }
-    for chunk in deliveries.chunks(500) {
-        crate::bulk::insert_all(db, chunk.to_vec(), &[]).await?;
+    Planned {
+        events,
+        deliveries,
+        leased,
     }
-    Ok((deliveries.len(), leased))
 }
 
 /// Records an event meant for one endpoint only (`webhook.test`) and queues its delivery,
@@ -257,7 +277,7 @@ async fn number(
 }
 
 /// The row to insert: `commit_seq` left to the column's default on PostgreSQL.
-fn active(db: &impl ConnectionTrait, event: &events::Model) -> events::ActiveModel {
+pub fn active(db: &impl ConnectionTrait, event: &events::Model) -> events::ActiveModel {
     let mut row = events::ActiveModel::from(event.clone());
     if db.get_database_backend() != DbBackend::Sqlite {
         row.commit_seq = ActiveValue::NotSet;

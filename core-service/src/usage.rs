@@ -79,6 +79,9 @@ pub const COLUMNS: [&str; 16] = [
 /// One row's worth of counters.
 pub type Counts = [i64; COLUMNS.len()];
 
+/// A counter row's changes: its (business, day) and counts.
+type Row = ((Uuid, i32), Counts);
+
 /// The counter of a message category, if it is one.
 fn category(name: &str) -> Option<Counter> {
     match name {
@@ -100,6 +103,89 @@ fn message_status(name: &str) -> Option<Counter> {
         "failed" => Some(Counter::Failed),
         _ => None,
     }
+}
+
+/// The upsert of `rows` (their `used` columns) into `slot`, as one `jsonb` parameter `$param`
+/// (the text depends on the columns, not on the rows), filtered by `condition` when not empty.
+fn pg_upsert(
+    rows: &[Row],
+    used: &[usize],
+    slot: i32,
+    param: usize,
+    condition: &str,
+) -> (String, Value) {
+    let names: Vec<&str> = used.iter().map(|&c| COLUMNS[c]).collect();
+    let updates: Vec<String> = names
+        .iter()
+        .map(|name| format!("{name} = usage_counters.{name} + excluded.{name}"))
+        .collect();
+    let records: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|((business, day), counts)| {
+            let mut record = serde_json::Map::new();
+            record.insert("business_id".into(), business.to_string().into());
+            record.insert("day".into(), (*day).into());
+            record.insert("slot".into(), slot.into());
+            for &c in used {
+                record.insert(COLUMNS[c].into(), counts[c].into());
+            }
+            serde_json::Value::Object(record)
+        })
+        .collect();
+    let filter = if condition.is_empty() {
+        String::new()
+    } else {
+        format!(" WHERE {condition}")
+    };
+    let sql = format!(
+        "INSERT INTO usage_counters (business_id, day, slot, {names}) \
+         SELECT business_id, day, slot, {names} \
+         FROM jsonb_populate_recordset(NULL::usage_counters, ${param}){filter} \
+         ON CONFLICT (business_id, day, slot) DO UPDATE SET {}",
+        updates.join(", "),
+        names = names.join(", "),
+    );
+    (
+        sql,
+        Value::Json(Some(Box::new(serde_json::Value::Array(records)))),
+    )
+}
+
+/// The last part of a PostgreSQL statement that counts as accepted, like [`Tally::accepted`],
+/// the messages its `WITH` part `source` returns (with `business_id`, `category` and
+/// `status`): one upsert into slot `$slot` of the totals and of day `$day` (parameter
+/// numbers), rows in (business, day) order like [`Tally::apply`]'s. `$day` must not be
+/// [`TOTALS`].
+pub fn accepted_in(source: &str, slot: usize, day: usize) -> String {
+    let categories = ["authentication", "utility", "marketing", "service"];
+    let statuses = ["accepted", "scheduled"];
+    let mut counts: Vec<String> = categories
+        .iter()
+        .map(|c| format!("count(*) FILTER (WHERE s.category = '{c}')"))
+        .collect();
+    counts.extend(statuses.iter().map(|status| {
+        format!("count(*) FILTER (WHERE d.day = {TOTALS} AND s.status = '{status}')")
+    }));
+    let names: Vec<&str> = categories.iter().chain(&statuses).copied().collect();
+    let updates: Vec<String> = names
+        .iter()
+        .map(|name| format!("{name} = usage_counters.{name} + excluded.{name}"))
+        .collect();
+    format!(
+        "INSERT INTO usage_counters (business_id, day, slot, {names}) \
+         SELECT s.business_id, d.day, CAST(${slot} AS INTEGER), {counts} \
+         FROM {source} s CROSS JOIN (VALUES ({TOTALS}), (CAST(${day} AS INTEGER))) AS d(day) \
+         GROUP BY s.business_id, d.day ORDER BY s.business_id, d.day \
+         ON CONFLICT (business_id, day, slot) DO UPDATE SET {updates}",
+        names = names.join(", "),
+        counts = counts.join(", "),
+        updates = updates.join(", "),
+    )
+}
+
+/// A random slot for a transaction's counter rows.
+pub fn random_slot() -> i32 {
+    rand::random_range(0..SLOTS)
 }
 
 /// The UTC day of a Unix time in milliseconds, as days since 1970-01-01.
@@ -251,66 +337,58 @@ impl Tally {
         }
     }
 
-    /// Writes the tally with one statement into a random slot (nothing when it is empty). Call
-    /// it last in the transaction, right before the commit.
-    pub async fn apply(self, db: &impl ConnectionTrait) -> AppResult<()> {
-        let slot = rand::random_range(0..SLOTS);
-        self.apply_to_slot(db, slot).await
+    /// PostgreSQL: the tally's upsert into a random slot as a statement of its own or a
+    /// data-modifying `WITH` part, its rows read from parameter `$param` (the returned value)
+    /// and written only where `condition` (SQL, may be empty) holds. None when it is empty.
+    pub fn pg_upsert(self, param: usize, condition: &str) -> Option<(String, Value)> {
+        let (rows, used) = self.changed()?;
+        Some(pg_upsert(&rows, &used, random_slot(), param, condition))
     }
 
-    /// [`Tally::apply`] into `slot`.
-    pub async fn apply_to_slot(self, db: &impl ConnectionTrait, slot: i32) -> AppResult<()> {
-        let rows: Vec<((Uuid, i32), Counts)> = self
+    /// The rows that change something, and the columns some row changes (the statement's
+    /// text depends on which, so the statement cache holds a few shapes). None when nothing
+    /// changes.
+    fn changed(self) -> Option<(Vec<Row>, Vec<usize>)> {
+        let rows: Vec<Row> = self
             .rows
             .into_iter()
             .filter(|(_, counts)| counts.iter().any(|n| *n != 0))
             .collect();
         if rows.is_empty() {
-            return Ok(());
+            return None;
         }
-        // Only the columns some row changes: the statement's text depends on which, so the
-        // statement cache holds a few shapes.
         let used: Vec<usize> = (0..COLUMNS.len())
             .filter(|&c| rows.iter().any(|(_, counts)| counts[c] != 0))
             .collect();
+        Some((rows, used))
+    }
+
+    /// Writes the tally with one statement into a random slot (nothing when it is empty). Call
+    /// it last in the transaction, right before the commit.
+    pub async fn apply(self, db: &impl ConnectionTrait) -> AppResult<()> {
+        self.apply_to_slot(db, random_slot()).await
+    }
+
+    /// [`Tally::apply`] into `slot`.
+    pub async fn apply_to_slot(self, db: &impl ConnectionTrait, slot: i32) -> AppResult<()> {
+        let Some((rows, used)) = self.changed() else {
+            return Ok(());
+        };
+        if db.get_database_backend() == sea_orm::DbBackend::Postgres {
+            let (sql, records) = pg_upsert(&rows, &used, slot, 1, "");
+            db.execute_raw(Statement::from_sql_and_values(
+                sea_orm::DbBackend::Postgres,
+                sql,
+                [records],
+            ))
+            .await?;
+            return Ok(());
+        }
         let names: Vec<&str> = used.iter().map(|&c| COLUMNS[c]).collect();
         let updates: Vec<String> = names
             .iter()
             .map(|name| format!("{name} = usage_counters.{name} + excluded.{name}"))
             .collect();
-        if db.get_database_backend() == sea_orm::DbBackend::Postgres {
-            // One jsonb parameter: the text depends on the columns, not on the rows.
-            let records: Vec<serde_json::Value> = rows
-                .iter()
-                .map(|((business, day), counts)| {
-                    let mut record = serde_json::Map::new();
-                    record.insert("business_id".into(), business.to_string().into());
-                    record.insert("day".into(), (*day).into());
-                    record.insert("slot".into(), slot.into());
-                    for &c in &used {
-                        record.insert(COLUMNS[c].into(), counts[c].into());
-                    }
-                    serde_json::Value::Object(record)
-                })
-                .collect();
-            let sql = format!(
-                "INSERT INTO usage_counters (business_id, day, slot, {names}) \
-                 SELECT business_id, day, slot, {names} \
-                 FROM jsonb_populate_recordset(NULL::usage_counters, $1) \
-                 ON CONFLICT (business_id, day, slot) DO UPDATE SET {}",
-                updates.join(", "),
-                names = names.join(", "),
-            );
-            db.execute_raw(Statement::from_sql_and_values(
-                sea_orm::DbBackend::Postgres,
-                sql,
-                [Value::Json(Some(Box::new(serde_json::Value::Array(
-                    records,
-                ))))],
-            ))
-            .await?;
-            return Ok(());
-        }
         let mut values: Vec<Value> = Vec::with_capacity(rows.len() * (3 + used.len()));
         let mut tuples = Vec::with_capacity(rows.len());
         for ((business, day), counts) in &rows {

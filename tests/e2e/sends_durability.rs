@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use crate::e2e;
 use crate::fixtures::{
-    ALL_SCOPES, follower, live_business, outcome_events, send_service, send_v1, sends_per_second,
-    settled, utility,
+    ALL_SCOPES, follower, live_business, outcome_events, register_webhook, send_service, send_v1,
+    sends_per_second, settled, utility,
 };
 use crate::harness::eventually;
 
@@ -400,6 +400,12 @@ e2e!(
             .get("/business/messages?limit=200", Some(&biz.owner_token))
             .await;
         assert_eq!(history.data()["messages"].as_array().unwrap().len(), 12);
+        // The usage counters count what was written and nothing a refusal left out.
+        let usage = app.get("/business/usage", Some(&biz.owner_token)).await;
+        usage.assert_ok(200);
+        assert_eq!(usage.data()["messages"]["total"], 12);
+        assert_eq!(usage.data()["messages"]["by_category"]["utility"], 11);
+        assert_eq!(usage.data()["messages"]["by_category"]["service"], 1);
     }
 );
 
@@ -476,5 +482,96 @@ e2e!(
         );
         let events = outcome_events(&app, &biz).await;
         assert_eq!(events.len(), 4, "one outcome event per message");
+    }
+);
+
+e2e!(
+    an_outcome_recorded_twice_counts_once_and_its_batch_still_records_the_others,
+    |app| async move {
+        use core_service::entities::{message_outbox, webhook_deliveries};
+        use core_service::messaging::outbox::{Outcome, record_outcomes};
+        use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        register_webhook(
+            &app,
+            &biz,
+            "http://127.0.0.1:9/hook",
+            &["message.sent", "message.failed"],
+        )
+        .await;
+        // Two messages held by a dispatcher that never sends them (the hand-off queue taken).
+        let mut handed = app
+            .core
+            .sends
+            .open_handoff("held", Duration::from_secs(300), 2);
+        for _ in 0..2 {
+            send_v1(&app, &biz, utility(FAN), None).await.assert_ok(200);
+        }
+        let first = handed.try_recv().expect("handed").message;
+        let second = handed.try_recv().expect("handed").message;
+        let delivered = Outcome {
+            delivered: true,
+            reason: None,
+        };
+        let failed = Outcome {
+            delivered: false,
+            reason: Some("provider_error".into()),
+        };
+        let now = core_service::clock::Clock::now(&app.clock);
+        // The first is decided, then a batch holding it again (a lease that lapsed mid-delivery)
+        // and the second: only the second is recorded by it.
+        let (recorded, queued, _) = record_outcomes(
+            &app.core.db,
+            &[(first.clone(), delivered.clone())],
+            &[first.id],
+            now,
+            None,
+            None,
+        )
+        .await
+        .unwrap();
+        assert_eq!((recorded, queued), (1, 1));
+        let (recorded, queued, _) = record_outcomes(
+            &app.core.db,
+            &[(first.clone(), failed.clone()), (second.clone(), failed)],
+            &[first.id, second.id],
+            now,
+            None,
+            None,
+        )
+        .await
+        .unwrap();
+        assert_eq!((recorded, queued), (1, 1));
+
+        let record = settled(&app, &biz.owner_token, &first.id.to_string()).await;
+        assert_eq!(record["status"], "delivered", "decided once, never again");
+        let record = settled(&app, &biz.owner_token, &second.id.to_string()).await;
+        assert_eq!(record["status"], "failed");
+        let mut events: Vec<String> = outcome_events(&app, &biz)
+            .await
+            .into_iter()
+            .map(|e| e.event_type)
+            .collect();
+        events.sort();
+        assert_eq!(events, ["message.failed", "message.sent"]);
+        let deliveries = webhook_deliveries::Entity::find()
+            .filter(webhook_deliveries::Column::BusinessId.eq(first.business_id))
+            .count(&app.core.db)
+            .await
+            .unwrap();
+        assert_eq!(deliveries, 2, "one delivery per event");
+        let outbox = message_outbox::Entity::find()
+            .filter(message_outbox::Column::MessageId.is_in([first.id, second.id]))
+            .count(&app.core.db)
+            .await
+            .unwrap();
+        assert_eq!(outbox, 0, "both outbox rows gone");
+        let usage = app.get("/business/usage", Some(&biz.owner_token)).await;
+        usage.assert_ok(200);
+        assert_eq!(usage.data()["messages"]["total"], 2);
+        assert_eq!(usage.data()["messages"]["delivered"], 1);
+        assert_eq!(usage.data()["messages"]["failed"], 1);
+        assert_eq!(usage.data()["messages"]["accepted"], 0);
     }
 );

@@ -179,7 +179,12 @@ pub struct Outcome {
     pub reason: Option<String>,
 }
 
-/// Records outcomes once each, in one transaction: a message moves from `accepted` to
+/// What recording outcomes did: how many messages it decided, how many deliveries it queued,
+/// and those written leased.
+pub type Recorded = (usize, usize, Vec<crate::events::LeasedDelivery>);
+
+/// Records outcomes once each, in one transaction (on PostgreSQL usually one statement, see
+/// `record_outcomes_at_once`): a message moves from `accepted` to
 /// `delivered` or `failed` (never back, never twice: a conditional UPDATE per kind of outcome),
 /// the events of those that emit one are stored with their webhook deliveries, the outbox
 /// rows of every message in `done` go (also those decided before, whose lease lapsed), and the
@@ -195,7 +200,16 @@ pub async fn record_outcomes(
     now: DateTime<Utc>,
     lease: Option<crate::events::DeliveryLease<'_>>,
     endpoints: Option<&[crate::entities::webhooks::Model]>,
-) -> AppResult<(usize, usize, Vec<crate::events::LeasedDelivery>)> {
+) -> AppResult<Recorded> {
+    if db.get_database_backend() == sea_orm::DbBackend::Postgres
+        && !decided.is_empty()
+        && decided.iter().all(|(m, _)| m.broadcast_id.is_none())
+        && let Some(recorded) =
+            record_outcomes_at_once(db, decided, done, now, lease, endpoints).await?
+    {
+        count_outcomes(decided);
+        return Ok(recorded);
+    }
     let txn = db.begin().await?;
     let mut groups: Vec<(&Outcome, Vec<Uuid>)> = Vec::new();
     for (message, outcome) in decided {
@@ -299,17 +313,134 @@ pub async fn record_outcomes(
     }
     tally.apply(&txn).await?;
     txn.commit().await?;
-    for (message, outcome) in decided {
-        if recorded.contains(&message.id) {
-            let outcome = if outcome.delivered {
-                "delivered"
-            } else {
-                "failed"
-            };
-            metrics::counter!("message_outcomes_total", "outcome" => outcome).increment(1);
-        }
-    }
+    let counted: Vec<(messages::Model, Outcome)> = decided
+        .iter()
+        .filter(|(m, _)| recorded.contains(&m.id))
+        .cloned()
+        .collect();
+    count_outcomes(&counted);
     Ok((recorded.len(), queued, leased))
+}
+
+fn count_outcomes(recorded: &[(messages::Model, Outcome)]) {
+    for (_, outcome) in recorded {
+        let outcome = if outcome.delivered {
+            "delivered"
+        } else {
+            "failed"
+        };
+        metrics::counter!("message_outcomes_total", "outcome" => outcome).increment(1);
+    }
+}
+
+/// PostgreSQL, outcomes of messages that are not a broadcast's: [`record_outcomes`] as one
+/// statement outside any transaction (one statement is atomic on its own), so a batch costs
+/// one round trip instead of seven. Its first part locks the decided messages still
+/// `accepted` (in id order); every other part writes only when that is all of them, so the
+/// statement either records every outcome, event, delivery, outbox row gone and counter
+/// planned here, or writes nothing and answers None (an outcome decided already, by a
+/// dispatcher whose lease lapsed): then [`record_outcomes`]' transaction sorts it out.
+async fn record_outcomes_at_once(
+    db: &DatabaseConnection,
+    decided: &[(messages::Model, Outcome)],
+    done: &[Uuid],
+    now: DateTime<Utc>,
+    lease: Option<crate::events::DeliveryLease<'_>>,
+    endpoints: Option<&[crate::entities::webhooks::Model]>,
+) -> AppResult<Option<Recorded>> {
+    let read;
+    let endpoints = match endpoints {
+        Some(endpoints) => endpoints,
+        None => {
+            let mut businesses: Vec<Uuid> = decided.iter().map(|(m, _)| m.business_id).collect();
+            businesses.sort();
+            businesses.dedup();
+            read = crate::events::active_endpoints(db, businesses).await?;
+            &read
+        }
+    };
+    let mut tally = Tally::new();
+    let mut events = Vec::new();
+    let mut ids = Vec::with_capacity(decided.len());
+    let mut outcomes = Vec::with_capacity(decided.len());
+    for (message, outcome) in decided {
+        tally.decided(
+            message.business_id,
+            outcome.delivered,
+            now.timestamp_millis(),
+        );
+        if message.emits_event {
+            events.push(outcome_event(message, outcome));
+        }
+        ids.push(sea_orm::Value::from(message.id));
+        outcomes.push(serde_json::json!({
+            "id": message.id,
+            "status": if outcome.delivered { "delivered" } else { "failed" },
+            "reason": outcome.reason,
+        }));
+    }
+    let planned = crate::events::plan(events, now, &mut tally, lease, endpoints);
+    let uuids = |ids: Vec<sea_orm::Value>| {
+        sea_orm::Value::Array(sea_orm::sea_query::ArrayType::Uuid, Some(Box::new(ids)))
+    };
+    let mut values = vec![
+        uuids(ids),
+        (decided.len() as i64).into(),
+        sea_orm::Value::Json(Some(Box::new(serde_json::Value::Array(outcomes)))),
+        now.into(),
+        uuids(done.iter().map(|&id| id.into()).collect()),
+    ];
+    let all = "(SELECT ok FROM c)";
+    let mut sql = format!(
+        "WITH l AS (SELECT id FROM messages WHERE id = ANY($1) AND status = 'accepted' \
+         ORDER BY id FOR UPDATE), \
+         c AS (SELECT count(*) = $2 AS ok FROM l), \
+         d AS (UPDATE messages SET status = x.status, failure_reason = x.reason, \
+         completed_at = $4 FROM jsonb_to_recordset($3) AS x(id uuid, status text, reason text) \
+         WHERE messages.id = x.id AND {all})"
+    );
+    let mut part = |name: &str, records: crate::bulk::Records, values: &mut Vec<sea_orm::Value>| {
+        values.push(records.json);
+        sql.push_str(&format!(
+            ", {name} AS (INSERT INTO \"{table}\" ({names}) SELECT {names} \
+             FROM jsonb_populate_recordset(NULL::\"{table}\", ${n}) WHERE {all})",
+            table = records.table,
+            names = records.names,
+            n = values.len(),
+        ));
+    };
+    if !planned.events.is_empty() {
+        let rows: Vec<_> = planned
+            .events
+            .iter()
+            .map(|e| crate::events::active(db, e))
+            .collect();
+        part("e", crate::bulk::records(&rows)?, &mut values);
+    }
+    if !planned.deliveries.is_empty() {
+        part("w", crate::bulk::records(&planned.deliveries)?, &mut values);
+    }
+    sql.push_str(&format!(
+        ", o AS (DELETE FROM message_outbox WHERE message_id = ANY($5) AND {all})"
+    ));
+    if let Some((upsert, records)) = tally.pg_upsert(values.len() + 1, all) {
+        values.push(records);
+        sql.push_str(&format!(", u AS ({upsert})"));
+    }
+    sql.push_str(" SELECT ok FROM c");
+    let row = db.query_one_raw(statement(db, &sql, values)).await?;
+    let ok = match row {
+        Some(row) => row.try_get::<bool>("", "ok")?,
+        None => false,
+    };
+    if !ok {
+        return Ok(None);
+    }
+    Ok(Some((
+        decided.len(),
+        planned.deliveries.len(),
+        planned.leased,
+    )))
 }
 
 /// Whether `b`, as just read with its row locked, is what [`complete_broadcast`] completes

@@ -4,11 +4,11 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{ArrayType, Expr, ExprTrait as _};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set, Statement, Value,
+    ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, DatabaseTransaction, EntityTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set, Statement, TransactionTrait, Value,
 };
 use uuid::Uuid;
 
@@ -196,6 +196,35 @@ fn existing_answer(existing: &idempotency_keys::Model, request_hash: &str) -> Wr
     }
 }
 
+/// The key claims of the sends at `indices` that carry a key, in the fixed order they are
+/// claimed in (business, key), so concurrent batches on PostgreSQL wait rather than deadlock;
+/// with those sends' indices in the same order.
+fn claims(
+    sends: &[NewSend],
+    indices: impl Iterator<Item = usize>,
+) -> (Vec<usize>, Vec<idempotency_keys::ActiveModel>) {
+    let mut keyed: Vec<(usize, &KeyClaim)> = indices
+        .filter_map(|i| sends[i].key.as_ref().map(|claim| (i, claim)))
+        .collect();
+    keyed.sort_by(|(a, x), (b, y)| {
+        (sends[*a].message.business_id, &x.key).cmp(&(sends[*b].message.business_id, &y.key))
+    });
+    keyed
+        .into_iter()
+        .map(|(i, claim)| {
+            let claim = idempotency_keys::ActiveModel {
+                business_id: Set(sends[i].message.business_id),
+                key: Set(claim.key.clone()),
+                request_hash: Set(claim.request_hash.clone()),
+                message_id: Set(Some(sends[i].message.id)),
+                expires_at_ms: Set(claim.keep_until_ms),
+                broadcast_id: Set(None),
+            };
+            (i, claim)
+        })
+        .unzip()
+}
+
 /// Outbox rows a batch writes already leased to this core's dispatcher, which is handed their
 /// messages in memory after the commit (`writer.rs`): at most `room` of them, single sends due
 /// now only.
@@ -213,42 +242,18 @@ pub struct OutboxLease<'a> {
 /// Keys must be unique within the batch. With `lease`, the outbox rows of up to `lease.room`
 /// accepted single sends due now are written leased (due when the lease ends); their indices
 /// in `sends` are returned beside the answers.
-pub async fn write_sends(
+async fn write_sends(
     txn: &DatabaseTransaction,
     sends: &[NewSend],
     now_ms: i64,
     lease: Option<OutboxLease<'_>>,
 ) -> AppResult<(Vec<Written>, Vec<usize>)> {
     let mut written = vec![Written::Accepted; sends.len()];
-    // Claim keys in a fixed order, so concurrent batches on PostgreSQL wait rather than deadlock.
-    let mut keyed: Vec<usize> = (0..sends.len())
-        .filter(|&i| sends[i].key.is_some())
-        .collect();
-    keyed.sort_by(|&a, &b| {
-        let key = |i: usize| {
-            (
-                sends[i].message.business_id,
-                &sends[i].key.as_ref().unwrap().key,
-            )
-        };
-        key(a).cmp(&key(b))
-    });
+    let (keyed, claims) = claims(sends, 0..sends.len());
     if !keyed.is_empty() {
-        let rows = keyed.iter().map(|&i| {
-            let send = &sends[i];
-            let claim = send.key.as_ref().expect("keyed");
-            idempotency_keys::ActiveModel {
-                business_id: Set(send.message.business_id),
-                key: Set(claim.key.clone()),
-                request_hash: Set(claim.request_hash.clone()),
-                message_id: Set(Some(send.message.id)),
-                expires_at_ms: Set(claim.keep_until_ms),
-                broadcast_id: Set(None),
-            }
-        });
         let inserted = crate::bulk::insert_all(
             txn,
-            rows.collect(),
+            claims,
             &[
                 idempotency_keys::Column::BusinessId,
                 idempotency_keys::Column::Key,
@@ -382,33 +387,11 @@ pub async fn write_sends(
         )
         .await?;
         let outbox = accepted.iter().map(|&(i, s)| {
-            // A scheduled message is due at its send time, behind single sends due now.
-            let scheduled = s.message.status == "scheduled";
-            let due = match s.message.send_at {
-                Some(at) if scheduled => at.timestamp_millis(),
-                _ => now_ms,
-            };
-            match lease {
-                Some(lease) if !scheduled && handed.len() < lease.room => {
-                    handed.push(i);
-                    message_outbox::ActiveModel {
-                        message_id: Set(s.message.id),
-                        due_at_ms: Set(lease.until_ms),
-                        lease_until_ms: Set(lease.until_ms),
-                        lease_owner: Set(Some(lease.owner.to_string())),
-                        attempts: Set(1),
-                        class: Set(0), // a single send (`outbox::SINGLE`)
-                    }
-                }
-                _ => message_outbox::ActiveModel {
-                    message_id: Set(s.message.id),
-                    due_at_ms: Set(due),
-                    lease_until_ms: Set(0),
-                    lease_owner: Set(None),
-                    attempts: Set(0),
-                    class: Set(i32::from(scheduled)),
-                },
+            let (row, leased) = outbox_row(&s.message, now_ms, lease, handed.len());
+            if leased {
+                handed.push(i);
             }
+            row
         });
         let outbox = outbox.collect();
         crate::bulk::insert_all(txn, outbox, &[]).await?;
@@ -425,6 +408,174 @@ pub async fn write_sends(
         tally.apply(txn).await?;
     }
     Ok((written, handed))
+}
+
+/// Writes a batch of sends and commits it; the answers, and the indices of the sends handed
+/// out under `lease`, are [`write_sends`]'. On PostgreSQL the sends without a service limit go
+/// first in one statement ([`write_at_once`]), and only those it did not write (their key was
+/// held, or they have a limit) take [`write_sends`]'s transaction.
+pub async fn write_batch(
+    db: &DatabaseConnection,
+    sends: &[NewSend],
+    now_ms: i64,
+    lease: Option<OutboxLease<'_>>,
+) -> AppResult<(Vec<Written>, Vec<usize>)> {
+    let mut handed = Vec::new();
+    let mut rest: Vec<usize> = (0..sends.len()).collect();
+    let mut written = vec![Written::Accepted; sends.len()];
+    if db.get_database_backend() == sea_orm::DbBackend::Postgres
+        && crate::usage::day_of(now_ms) != crate::usage::TOTALS
+    {
+        let plain: Vec<usize> = rest
+            .iter()
+            .copied()
+            .filter(|&i| sends[i].service_limit.is_none())
+            .collect();
+        if !plain.is_empty() {
+            let (done, leased) = write_at_once(db, sends, &plain, now_ms, lease).await?;
+            rest.retain(|i| !done.contains(&sends[*i].message.id));
+            handed = leased;
+        }
+        if rest.is_empty() {
+            return Ok((written, handed));
+        }
+    }
+    let subset: Vec<NewSend> = rest.iter().map(|&i| sends[i].clone()).collect();
+    let lease = lease.map(|lease| OutboxLease {
+        room: lease.room - handed.len(),
+        ..lease
+    });
+    let txn = db.begin().await?;
+    let (answers, leased) = write_sends(&txn, &subset, now_ms, lease).await?;
+    txn.commit().await?;
+    for (&i, answer) in rest.iter().zip(answers) {
+        written[i] = answer;
+    }
+    handed.extend(leased.into_iter().map(|j| rest[j]));
+    Ok((written, handed))
+}
+
+/// PostgreSQL: the sends at `indices` (none with a service limit) written by one statement,
+/// outside any transaction (one statement is atomic on its own): the key claims (a key already
+/// held claims nothing), the messages of the sends without a key or whose claim was inserted,
+/// their outbox rows and their usage counts, each part a data-modifying `WITH` reading the
+/// rows the one before it wrote, so a batch costs one round trip instead of
+/// [`write_sends`]' six. Locks are taken in [`write_sends`]' order: keys (sorted), then the
+/// new rows, then the counters. Returns the ids of the messages written and the indices of
+/// those written leased under `lease`.
+async fn write_at_once(
+    db: &DatabaseConnection,
+    sends: &[NewSend],
+    indices: &[usize],
+    now_ms: i64,
+    lease: Option<OutboxLease<'_>>,
+) -> AppResult<(HashSet<Uuid>, Vec<usize>)> {
+    let (keyed, claims) = claims(sends, indices.iter().copied());
+    let messages: Vec<messages::ActiveModel> = indices
+        .iter()
+        .map(|&i| messages::ActiveModel::from(sends[i].message.clone()))
+        .collect();
+    let mut leased = Vec::new();
+    let outbox: Vec<message_outbox::ActiveModel> = indices
+        .iter()
+        .map(|&i| {
+            let (row, handed) = outbox_row(&sends[i].message, now_ms, lease, leased.len());
+            if handed {
+                leased.push(i);
+            }
+            row
+        })
+        .collect();
+    let messages = crate::bulk::records(&messages)?;
+    let outbox = crate::bulk::records(&outbox)?;
+    let mut values: Vec<Value> = Vec::with_capacity(6);
+    let mut sql = String::from("WITH ");
+    let filter = if claims.is_empty() {
+        String::new()
+    } else {
+        let claims = crate::bulk::records(&claims)?;
+        values.push(claims.json);
+        let ids: Vec<Value> = keyed.iter().map(|&i| sends[i].message.id.into()).collect();
+        values.push(Value::Array(ArrayType::Uuid, Some(Box::new(ids))));
+        sql.push_str(&format!(
+            "k AS (INSERT INTO \"{table}\" ({names}) SELECT {names} \
+             FROM jsonb_populate_recordset(NULL::\"{table}\", $1) \
+             ON CONFLICT (business_id, key) DO NOTHING RETURNING message_id), ",
+            table = claims.table,
+            names = claims.names,
+        ));
+        " WHERE r.id IN (SELECT message_id FROM k) OR NOT (r.id = ANY($2))".to_string()
+    };
+    values.push(messages.json);
+    let m = values.len();
+    values.push(outbox.json);
+    let o = values.len();
+    values.push(crate::usage::random_slot().into());
+    let slot = values.len();
+    values.push(crate::usage::day_of(now_ms).into());
+    let day = values.len();
+    sql.push_str(&format!(
+        "m AS (INSERT INTO \"{mt}\" ({mn}) SELECT {mn} \
+         FROM jsonb_populate_recordset(NULL::\"{mt}\", ${m}) AS r{filter} \
+         RETURNING id, business_id, category, status), \
+         o AS (INSERT INTO \"{ot}\" ({on}) SELECT {on} \
+         FROM jsonb_populate_recordset(NULL::\"{ot}\", ${o}) AS r \
+         WHERE r.message_id IN (SELECT id FROM m)), \
+         u AS ({usage}) \
+         SELECT id FROM m",
+        mt = messages.table,
+        mn = messages.names,
+        ot = outbox.table,
+        on = outbox.names,
+        usage = crate::usage::accepted_in("m", slot, day),
+    ));
+    let mut done = HashSet::with_capacity(indices.len());
+    for row in db.query_all_raw(statement(db, &sql, values)).await? {
+        done.insert(row.try_get::<Uuid>("", "id")?);
+    }
+    leased.retain(|&i| done.contains(&sends[i].message.id));
+    Ok((done, leased))
+}
+
+/// A written message's outbox row: leased to this core's dispatcher under `lease` when it is
+/// a single send due now and `taken` rows have not filled the lease's room (the `bool`), due
+/// at its send time when scheduled, due now otherwise.
+fn outbox_row(
+    message: &messages::Model,
+    now_ms: i64,
+    lease: Option<OutboxLease<'_>>,
+    taken: usize,
+) -> (message_outbox::ActiveModel, bool) {
+    // A scheduled message is due at its send time, behind single sends due now.
+    let scheduled = message.status == "scheduled";
+    let due = match message.send_at {
+        Some(at) if scheduled => at.timestamp_millis(),
+        _ => now_ms,
+    };
+    match lease {
+        Some(lease) if !scheduled && taken < lease.room => (
+            message_outbox::ActiveModel {
+                message_id: Set(message.id),
+                due_at_ms: Set(lease.until_ms),
+                lease_until_ms: Set(lease.until_ms),
+                lease_owner: Set(Some(lease.owner.to_string())),
+                attempts: Set(1),
+                class: Set(0), // a single send (`outbox::SINGLE`)
+            },
+            true,
+        ),
+        _ => (
+            message_outbox::ActiveModel {
+                message_id: Set(message.id),
+                due_at_ms: Set(due),
+                lease_until_ms: Set(0),
+                lease_owner: Set(None),
+                attempts: Set(0),
+                class: Set(i32::from(scheduled)),
+            },
+            false,
+        ),
+    }
 }
 
 /// The service limit: a business's service messages to one recipient are at least this far

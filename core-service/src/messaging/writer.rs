@@ -17,7 +17,7 @@ use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
-use sea_orm::{DatabaseConnection, TransactionTrait};
+use sea_orm::DatabaseConnection;
 use tokio::sync::{Mutex, mpsc, oneshot};
 use uuid::Uuid;
 
@@ -202,9 +202,7 @@ impl Task {
             until_ms: now_ms + h.lease.as_millis() as i64,
             room: permits.len(),
         });
-        let txn = self.db.begin().await?;
-        let (written, handed) = store::write_sends(&txn, sends, now_ms, lease).await?;
-        txn.commit().await?;
+        let (written, handed) = store::write_batch(&self.db, sends, now_ms, lease).await?;
         if let (Some((_, permits)), Some(lease)) = (reserved, lease) {
             for (permit, i) in permits.zip(handed) {
                 permit.send(Handed {
