@@ -397,7 +397,7 @@ async fn record_outcomes_at_once(
          c AS (SELECT count(*) = $2 AS ok FROM l), \
          d AS (UPDATE messages SET status = x.status, failure_reason = x.reason, \
          completed_at = $4 FROM jsonb_to_recordset($3) AS x(id uuid, status text, reason text) \
-         WHERE messages.id = x.id AND {all})"
+         WHERE messages.id = ANY($1) AND messages.id = x.id AND {all})"
     );
     let mut part = |name: &str, records: crate::bulk::Records, values: &mut Vec<sea_orm::Value>| {
         values.push(records.json);
