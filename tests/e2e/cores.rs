@@ -355,26 +355,32 @@ e2e!(
     }
 );
 
+/// A second core behind a proxy that is down while two workers listing both cores start: both
+/// take their streams from the first. The proxy's `up` brings the second core back.
+async fn both_streams_on_the_first_core(app: &TestApp) -> (crate::harness::Stack, Proxy) {
+    app.stop_workers();
+    let second = app.second_stack(|_| {}).await;
+    let second_addr = second
+        .grpc_url
+        .trim_start_matches("http://")
+        .parse()
+        .expect("a plain http core URL");
+    let mut proxy = Proxy::start(second_addr).await;
+    proxy.down();
+    let both = format!("{},{}", app.grpc_url, proxy.url());
+    app.start_worker_for(&both);
+    app.start_worker_for(&both);
+    eventually("both streams on the first core", async || {
+        (streams(&app.grpc_url).await == 2).then_some(())
+    })
+    .await;
+    (second, proxy)
+}
+
 e2e!(
     a_worker_moves_its_stream_to_a_core_that_came_back_with_none,
     |app| async move {
-        app.stop_workers();
-        let second = app.second_stack(|_| {}).await;
-        let second_addr = second
-            .grpc_url
-            .trim_start_matches("http://")
-            .parse()
-            .expect("a plain http core URL");
-        // The second core unreachable while both workers choose: both take the first.
-        let mut proxy = Proxy::start(second_addr).await;
-        proxy.down();
-        let both = format!("{},{}", app.grpc_url, proxy.url());
-        app.start_worker_for(&both);
-        app.start_worker_for(&both);
-        eventually("both streams on the first core", async || {
-            (streams(&app.grpc_url).await == 2).then_some(())
-        })
-        .await;
+        let (second, mut proxy) = both_streams_on_the_first_core(&app).await;
         assert_eq!(streams(&second.grpc_url).await, 0);
         // It comes back: one worker moves there, and the workers then stay put.
         proxy.up().await;
@@ -390,5 +396,54 @@ e2e!(
         assert_eq!(receiver.received().len(), 2, "each delivered once");
         assert_eq!(streams(&app.grpc_url).await, 1);
         assert_eq!(streams(&second.grpc_url).await, 1);
+    }
+);
+
+e2e!(
+    a_moving_stream_reports_its_deliveries_under_way_before_it_closes,
+    |app| async move {
+        use sea_orm::{ColumnTrait, QueryFilter};
+        let (second, mut proxy) = both_streams_on_the_first_core(&app).await;
+        // Deliveries under way at a receiver that holds them: then the second core comes
+        // back, and one worker moves while its deliveries are still unanswered.
+        let receiver = Receiver::start().await;
+        receiver.hold(true);
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
+        const SENDS: usize = 6;
+        for _ in 0..SENDS {
+            send_v1(&app, &biz, utility(FAN), None).await.assert_ok(200);
+        }
+        eventually("every delivery under way", async || {
+            (receiver.held() == SENDS).then_some(())
+        })
+        .await;
+        proxy.up().await;
+        // The mover waits for its deliveries' reports: nothing of its is given back and sent
+        // again meanwhile (at most one rebalancing round passes many times over).
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert_eq!(receiver.received().len(), SENDS, "nothing sent twice");
+        receiver.hold(false);
+        eventually("a stream on each core", async || {
+            (streams(&app.grpc_url).await == 1 && streams(&second.grpc_url).await == 1)
+                .then_some(())
+        })
+        .await;
+        let business = biz.id.parse::<uuid::Uuid>().unwrap();
+        let deliveries = eventually("every delivery reported", async || {
+            let rows = webhook_deliveries::Entity::find()
+                .filter(webhook_deliveries::Column::BusinessId.eq(business))
+                .all(&app.core.db)
+                .await
+                .unwrap();
+            rows.iter().all(|d| d.status == "succeeded").then_some(rows)
+        })
+        .await;
+        assert_eq!(deliveries.len(), SENDS);
+        for delivery in &deliveries {
+            assert_eq!(delivery.attempts, 1, "one attempt each: {delivery:?}");
+        }
+        assert_eq!(receiver.received().len(), SENDS, "each delivered once");
     }
 );
