@@ -575,3 +575,56 @@ e2e!(
         assert_eq!(usage.data()["messages"]["accepted"], 0);
     }
 );
+
+e2e!(
+    a_batch_whose_transaction_fails_keeps_and_answers_what_its_first_statement_stored,
+    |app| async move {
+        use core_service::entities::messages;
+        use core_service::messaging::store::{NewSend, Written, write_batch};
+        use sea_orm::{DbBackend, EntityTrait};
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        // A stored message as a template (held by a dispatcher that never sends it).
+        let mut handed = app
+            .core
+            .sends
+            .open_handoff("held", Duration::from_secs(300), 1);
+        send_v1(&app, &biz, utility(FAN), None).await.assert_ok(200);
+        let template = handed.try_recv().expect("handed").message;
+        let mut message = template.clone();
+        message.id = uuid::Uuid::now_v7();
+        let id = message.id;
+        let plain = NewSend {
+            message: message.clone(),
+            key: None,
+            service_limit: None,
+        };
+        // A service send (to another recipient, so its limit passes) reusing the stored
+        // message's id: writing it fails on the primary key.
+        message.id = template.id;
+        message.recipient_user_id = uuid::Uuid::now_v7();
+        let clash = NewSend {
+            service_limit: Some(format!("service:{}", message.recipient_user_id)),
+            message,
+            key: None,
+        };
+        let now_ms = core_service::clock::Clock::now_ms(&app.clock);
+        let batch = write_batch(&app.core.db, &[plain, clash], now_ms, None).await;
+        assert!(batch.error.is_some(), "the clash fails: {batch:?}");
+        let stored = messages::Entity::find_by_id(id)
+            .one(&app.core.db)
+            .await
+            .unwrap()
+            .is_some();
+        if app.core.db.get_database_backend() == DbBackend::Postgres {
+            // The plain send's statement committed before the transaction failed: it is
+            // stored and answered, never left to be written a second time.
+            assert_eq!(batch.written, [Some(Written::Accepted), None]);
+            assert!(stored);
+        } else {
+            // One transaction: neither is stored, both are tried again by the writer.
+            assert_eq!(batch.written, [None, None]);
+            assert!(!stored);
+        }
+    }
+);

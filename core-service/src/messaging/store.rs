@@ -410,19 +410,33 @@ async fn write_sends(
     Ok((written, handed))
 }
 
-/// Writes a batch of sends and commits it; the answers, and the indices of the sends handed
-/// out under `lease`, are [`write_sends`]'. On PostgreSQL the sends without a service limit go
-/// first in one statement ([`write_at_once`]), and only those it did not write (their key was
-/// held, or they have a limit) take [`write_sends`]'s transaction.
+/// What writing a batch came to: each send's answer where it was stored (None where a
+/// failure left it unstored), the indices of the sends handed out under the lease, and the
+/// failure, if any.
+#[derive(Debug)]
+pub struct Batch {
+    pub written: Vec<Option<Written>>,
+    pub handed: Vec<usize>,
+    pub error: Option<AppError>,
+}
+
+/// Writes a batch of sends and commits it. On PostgreSQL the sends without a service limit go
+/// first, in one statement ([`write_at_once`]), and only those it did not write (their key was
+/// held, or they have a limit) take [`write_sends`]' transaction. The two commit apart, so a
+/// failure of the second leaves the first's sends stored and answered: only the sends it left
+/// unstored are None, to be tried again or refused.
 pub async fn write_batch(
     db: &DatabaseConnection,
     sends: &[NewSend],
     now_ms: i64,
     lease: Option<OutboxLease<'_>>,
-) -> AppResult<(Vec<Written>, Vec<usize>)> {
-    let mut handed = Vec::new();
+) -> Batch {
+    let mut batch = Batch {
+        written: vec![None; sends.len()],
+        handed: Vec::new(),
+        error: None,
+    };
     let mut rest: Vec<usize> = (0..sends.len()).collect();
-    let mut written = vec![Written::Accepted; sends.len()];
     if db.get_database_backend() == sea_orm::DbBackend::Postgres
         && crate::usage::day_of(now_ms) != crate::usage::TOTALS
     {
@@ -432,27 +446,55 @@ pub async fn write_batch(
             .filter(|&i| sends[i].service_limit.is_none())
             .collect();
         if !plain.is_empty() {
-            let (done, leased) = write_at_once(db, sends, &plain, now_ms, lease).await?;
-            rest.retain(|i| !done.contains(&sends[*i].message.id));
-            handed = leased;
+            match write_at_once(db, sends, &plain, now_ms, lease).await {
+                Ok((done, leased)) => {
+                    rest.retain(|&i| {
+                        let stored = done.contains(&sends[i].message.id);
+                        if stored {
+                            batch.written[i] = Some(Written::Accepted);
+                        }
+                        !stored
+                    });
+                    batch.handed = leased;
+                }
+                Err(err) => {
+                    batch.error = Some(err);
+                    return batch;
+                }
+            }
         }
         if rest.is_empty() {
-            return Ok((written, handed));
+            return batch;
         }
     }
     let subset: Vec<NewSend> = rest.iter().map(|&i| sends[i].clone()).collect();
     let lease = lease.map(|lease| OutboxLease {
-        room: lease.room - handed.len(),
+        room: lease.room - batch.handed.len(),
         ..lease
     });
-    let txn = db.begin().await?;
-    let (answers, leased) = write_sends(&txn, &subset, now_ms, lease).await?;
-    txn.commit().await?;
-    for (&i, answer) in rest.iter().zip(answers) {
-        written[i] = answer;
+    match write_in_transaction(db, &subset, now_ms, lease).await {
+        Ok((answers, leased)) => {
+            for (&i, answer) in rest.iter().zip(answers) {
+                batch.written[i] = Some(answer);
+            }
+            batch.handed.extend(leased.into_iter().map(|j| rest[j]));
+        }
+        Err(err) => batch.error = Some(err),
     }
-    handed.extend(leased.into_iter().map(|j| rest[j]));
-    Ok((written, handed))
+    batch
+}
+
+/// [`write_sends`] in a transaction of its own, committed.
+async fn write_in_transaction(
+    db: &DatabaseConnection,
+    sends: &[NewSend],
+    now_ms: i64,
+    lease: Option<OutboxLease<'_>>,
+) -> AppResult<(Vec<Written>, Vec<usize>)> {
+    let txn = db.begin().await?;
+    let written = write_sends(&txn, sends, now_ms, lease).await?;
+    txn.commit().await?;
+    Ok(written)
 }
 
 /// PostgreSQL: the sends at `indices` (none with a service limit) written by one statement,

@@ -21,7 +21,7 @@ use sea_orm::DatabaseConnection;
 use tokio::sync::{Mutex, mpsc, oneshot};
 use uuid::Uuid;
 
-use super::store::{self, NewSend, OutboxLease, Written};
+use super::store::{self, Batch, NewSend, OutboxLease, Written};
 use crate::clock::SharedClock;
 use crate::entities::messages;
 use crate::error::{AppError, AppResult};
@@ -160,32 +160,47 @@ impl Task {
 
     async fn write(&self, batch: Vec<(NewSend, Reply)>) {
         let (sends, replies): (Vec<NewSend>, Vec<Reply>) = batch.into_iter().unzip();
-        match self.commit(&sends).await {
-            Ok(written) => {
-                for (reply, w) in replies.into_iter().zip(written) {
+        let Batch {
+            written,
+            handed: _,
+            error,
+        } = self.commit(&sends).await;
+        // What was stored is answered; what a failure left unstored is tried again or refused.
+        let mut unstored = Vec::new();
+        for ((send, reply), w) in sends.into_iter().zip(replies).zip(written) {
+            match w {
+                Some(w) => {
                     let _ = reply.send(Ok(w));
                 }
+                None => unstored.push((send, reply)),
             }
-            Err(err) if sends.len() > 1 && err.code != proto::ErrorCode::ServiceUnavailable => {
-                // The shared transaction failed: none of it is stored. Try each send on its
-                // own so one bad send (or a deadlock victim) does not fail the others.
-                tracing::warn!(error = %err, sends = sends.len(), "batch write failed; writing one by one");
-                for (send, reply) in sends.into_iter().zip(replies) {
-                    let result = self.commit(std::slice::from_ref(&send)).await;
-                    let _ = reply.send(result.map(|mut w| w.remove(0)));
-                }
+        }
+        let Some(err) = error else {
+            return;
+        };
+        if unstored.len() > 1 && err.code != proto::ErrorCode::ServiceUnavailable {
+            // The shared transaction failed: none of those sends is stored. Try each on its
+            // own so one bad send (or a deadlock victim) does not fail the others.
+            tracing::warn!(error = %err, sends = unstored.len(), "batch write failed; writing one by one");
+            for (send, reply) in unstored {
+                let one = self.commit(std::slice::from_ref(&send)).await;
+                let answer = match (one.written.into_iter().next().flatten(), one.error) {
+                    (Some(w), _) => Ok(w),
+                    (None, Some(err)) => Err(err),
+                    (None, None) => Err(AppError::internal("a send left unanswered")),
+                };
+                let _ = reply.send(answer);
             }
-            Err(err) => {
-                // The database is away (or this was one send): each waiting request gets the
-                // answer now, not after one more wait for the pool per send.
-                for reply in replies {
-                    let _ = reply.send(Err(err.clone()));
-                }
+        } else {
+            // The database is away (or this was one send): each waiting request gets the
+            // answer now, not after one more wait for the pool per send.
+            for (_, reply) in unstored {
+                let _ = reply.send(Err(err.clone()));
             }
         }
     }
 
-    async fn commit(&self, sends: &[NewSend]) -> AppResult<Vec<Written>> {
+    async fn commit(&self, sends: &[NewSend]) -> Batch {
         let now_ms = self.clock.now_ms();
         // Room in the dispatcher's queue is reserved before the transaction, so every message
         // written leased has its place; what the batch does not use is given back.
@@ -202,15 +217,15 @@ impl Task {
             until_ms: now_ms + h.lease.as_millis() as i64,
             room: permits.len(),
         });
-        let (written, handed) = store::write_batch(&self.db, sends, now_ms, lease).await?;
+        let batch = store::write_batch(&self.db, sends, now_ms, lease).await;
         if let (Some((_, permits)), Some(lease)) = (reserved, lease) {
-            for (permit, i) in permits.zip(handed) {
+            for (permit, &i) in permits.zip(&batch.handed) {
                 permit.send(Handed {
                     message: sends[i].message.clone(),
                     lease_until_ms: lease.until_ms,
                 });
             }
         }
-        Ok(written)
+        batch
     }
 }
