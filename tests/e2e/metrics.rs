@@ -33,6 +33,11 @@ e2e!(
         let biz = live_business(&app, "+14155550100", ALL_SCOPES).await;
         follower(&app, &biz, "+14155550101", false).await;
         register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
+        // The worker's job stream open, with room: the delivery is then handed to it.
+        eventually("a job stream with room", async || {
+            (app.core.job_credits.spare() > 0).then_some(())
+        })
+        .await;
         send_v1(
             &app,
             &biz,
