@@ -207,7 +207,7 @@ pub async fn record_outcomes(
         && let Some(recorded) =
             record_outcomes_at_once(db, decided, done, now, lease, endpoints).await?
     {
-        count_outcomes(decided);
+        count_outcomes(decided.iter().map(|(_, o)| o));
         return Ok(recorded);
     }
     let txn = db.begin().await?;
@@ -313,17 +313,17 @@ pub async fn record_outcomes(
     }
     tally.apply(&txn).await?;
     txn.commit().await?;
-    let counted: Vec<(messages::Model, Outcome)> = decided
-        .iter()
-        .filter(|(m, _)| recorded.contains(&m.id))
-        .cloned()
-        .collect();
-    count_outcomes(&counted);
+    count_outcomes(
+        decided
+            .iter()
+            .filter(|(m, _)| recorded.contains(&m.id))
+            .map(|(_, o)| o),
+    );
     Ok((recorded.len(), queued, leased))
 }
 
-fn count_outcomes(recorded: &[(messages::Model, Outcome)]) {
-    for (_, outcome) in recorded {
+fn count_outcomes<'a>(recorded: impl Iterator<Item = &'a Outcome>) {
+    for outcome in recorded {
         let outcome = if outcome.delivered {
             "delivered"
         } else {
