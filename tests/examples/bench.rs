@@ -118,8 +118,8 @@ struct Args {
     #[arg(long, default_value_t = 120)]
     drain_timeout: u64,
     /// Deployments to run the phases on, in order: `all-in-one` (the stack in this process, as
-    /// the all-in-one binary runs it) and `split` (two gateways, two cores and two workers as
-    /// separate processes of the release binaries, PostgreSQL only; the phases closed, rate
+    /// the all-in-one binary runs it) and `split` (two gateways, `--cores` cores and `--workers`
+    /// workers as separate processes of the release binaries, PostgreSQL only; the phases closed, rate
     /// and baseline).
     #[arg(long, value_delimiter = ',', default_value = "all-in-one")]
     topology: Vec<String>,
@@ -136,6 +136,10 @@ struct Args {
     /// Webhook workers of the split topology.
     #[arg(long, default_value_t = 2)]
     workers: usize,
+    /// Cores of the split topology (every gateway and worker lists them all in `CORE_URL`);
+    /// 1 measures the processes' cost apart from the cores' smaller batches.
+    #[arg(long, default_value_t = 2)]
+    cores: usize,
     /// `KEY=VALUE` given to every process of an external stack (for example
     /// `WORKER_CONCURRENCY=128`); repeatable.
     #[arg(long, value_parser = parse_env)]
@@ -1061,6 +1065,7 @@ async fn main() {
         internal_token: app.config.internal_token.clone(),
         extra: args.stack_env.clone(),
         workers: args.workers,
+        cores: args.cores,
     };
     let bin_dir = external::bin_dir(args.bin_dir.as_deref());
     for topology in &args.topology {

@@ -1,8 +1,8 @@
 //! The stack as users run it, in processes of its own (`--external`, and `--topology split`):
 //!
 //! - `all-in-one`: the all-in-one release binary (core, gateway and worker in one process);
-//! - `split`: two gateways, two cores and `--workers` webhook workers as separate processes,
-//!   every gateway and worker listing both cores in `CORE_URL`;
+//! - `split`: two gateways, `--cores` cores and `--workers` webhook workers as separate processes,
+//!   every gateway and worker listing every core in `CORE_URL`;
 //!
 //! each on the benchmark's database with its metrics served (as shipped), and the webhook
 //! receiver as a process of the bench's own binary (`Receiver`) that answers 204 and writes each
@@ -45,6 +45,8 @@ pub struct StackEnv {
     pub extra: Vec<(String, String)>,
     /// Webhook workers of the split topology.
     pub workers: usize,
+    /// Cores of the split topology.
+    pub cores: usize,
 }
 
 /// A port nothing listens on now, never one this process handed out before: the kernel may
@@ -155,11 +157,11 @@ impl External {
         stack
     }
 
-    /// Two cores, two gateways and `env.workers` workers on `env.database_url`; waits until
-    /// both gateways are ready.
+    /// `env.cores` cores, two gateways and `env.workers` workers on `env.database_url`; waits
+    /// until both gateways are ready.
     pub async fn split(bin_dir: &Path, env: &StackEnv) -> External {
         require(bin_dir, &["core-service", "rest-gateway", "webhook-worker"]);
-        let grpc: Vec<u16> = (0..2).map(|_| free_port()).collect();
+        let grpc: Vec<u16> = (0..env.cores.max(1)).map(|_| free_port()).collect();
         let cores: Vec<String> = grpc
             .iter()
             .map(|p| format!("http://127.0.0.1:{p}"))
