@@ -36,6 +36,9 @@ pub struct Overrides {
     pub clock: Option<SharedClock>,
     pub sms: Option<Arc<dyn SmsSender>>,
     pub delivery: Option<Arc<dyn DeliveryProvider>>,
+    /// How often an idle job stream looks for deliveries that became due (250 ms). Tests
+    /// lengthen it to show that a stream is woken when there is work, not found by its poll.
+    pub job_poll: Option<Duration>,
 }
 
 /// A core whose listener is bound and whose database is migrated.
@@ -99,7 +102,11 @@ impl CoreApp {
             tracing::info!(upgraded, "webhook secrets re-sealed in the current format");
         }
         let clock = overrides.clock.unwrap_or_else(|| Arc::new(SystemClock));
-        let core = Arc::new(Core::new(&config, conn, clock, keys, sms));
+        let mut core = Core::new(&config, conn, clock, keys, sms);
+        if let Some(poll) = overrides.job_poll {
+            core.webhooks.poll = poll;
+        }
+        let core = Arc::new(core);
         let listener = TcpListener::bind(config.grpc_addr)
             .await
             .with_context(|| format!("binding gRPC on {}", config.grpc_addr))?;

@@ -333,6 +333,9 @@ pub struct WebhookSettings {
     pub endpoints_per_business: u32,
     pub tests_per_endpoint_per_minute: u32,
     pub max_in_flight_per_endpoint: u32,
+    /// How often an idle job stream looks for deliveries that became due (retries, and other
+    /// cores' deliveries when a wake-up was missed).
+    pub poll: Duration,
 }
 
 /// How long the core keeps each kind of data, and how it purges the rest.

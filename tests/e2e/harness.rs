@@ -193,6 +193,8 @@ pub struct Options {
     /// Serve the core's gRPC over TLS (the test certificate of `tests/tls`): the gateway, the
     /// workers and the admin client reach it at `https://localhost:port` trusting the test CA.
     pub grpc_tls: bool,
+    /// How often the core's idle job streams poll (default: the core's own).
+    pub job_poll: Option<Duration>,
 }
 
 /// The test CA and the core certificate it signed (for `localhost` and 127.0.0.1): test-only
@@ -316,6 +318,7 @@ impl TestApp {
                 .then(|| Arc::new(clock.clone()) as core_service::clock::SharedClock),
             sms: (!options.real_sms).then(|| sms.clone() as Arc<dyn SmsSender>),
             delivery: None,
+            job_poll: options.job_poll,
         };
         let core_app = CoreApp::build(config.clone(), overrides)
             .await

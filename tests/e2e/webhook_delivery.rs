@@ -29,6 +29,19 @@ fn slow_and_fast() -> Options {
     }
 }
 
+/// One slot for a slow endpoint, and job streams that never poll: a delivery that waits for a
+/// slot is leased only when something wakes the streams.
+fn capped_and_never_polled() -> Options {
+    Options {
+        configure: Some(Arc::new(|c| {
+            c.webhooks.webhook_max_in_flight_per_endpoint = 1;
+        })),
+        worker_concurrency: Some(4),
+        job_poll: Some(Duration::from_secs(3600)),
+        ..Default::default()
+    }
+}
+
 fn with_internal_token() -> Options {
     Options {
         internal_token: Some("stream-secret".into()),
@@ -626,6 +639,42 @@ e2e!(
         };
         assert!(slow_until(&slow_endpoint).await > core_service::clock::Clock::now_ms(&app.clock));
         assert_eq!(slow_until(&fast_endpoint).await, 0);
+    }
+);
+
+e2e!(
+    a_slow_endpoint_at_its_cap_gets_its_next_delivery_when_a_report_frees_the_slot,
+    capped_and_never_polled(),
+    |app| async move {
+        use core_service::entities::webhooks;
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, sea_query::Expr};
+
+        let rx = Receiver::start().await;
+        let business = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &business, FAN, false).await;
+        let endpoint = register_webhook(&app, &business, &rx.url(), &["message.sent"]).await;
+        // The endpoint was slow a moment ago (an attempt took over a second): it is held to one
+        // delivery in flight for the next minute, though it now answers at once.
+        let id: uuid::Uuid = endpoint["id"].as_str().unwrap().parse().unwrap();
+        let until = core_service::clock::Clock::now_ms(&app.clock) + 600_000;
+        webhooks::Entity::update_many()
+            .col_expr(webhooks::Column::SlowUntilMs, Expr::value(until))
+            .filter(webhooks::Column::Id.eq(id))
+            .exec(&app.core.db)
+            .await
+            .unwrap();
+        app.core.slow_endpoints.learned().await;
+
+        for _ in 0..6 {
+            send_utility(&app, &business, FAN).await;
+        }
+        // Each delivery after the first waits for the slot its predecessor holds, and no stream
+        // polls: it is leased because the commit of that report woke the streams.
+        let got = rx.wait_for(6).await;
+        let mut deliveries: Vec<_> = got.iter().map(|r| r.header("x-service-delivery")).collect();
+        deliveries.sort();
+        deliveries.dedup();
+        assert_eq!(deliveries.len(), 6, "six distinct deliveries");
     }
 );
 

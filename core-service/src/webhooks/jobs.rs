@@ -383,6 +383,20 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
     if !slow_endpoints.is_empty() {
         core.slow_endpoints.learned().await;
     }
+    // While an endpoint is slow the streams lease it with the per-endpoint cap, counted in the
+    // database: the slots these reports freed are taken at once (by this core's streams and,
+    // on PostgreSQL, every other core's), not at a stream's next poll, so a capped endpoint
+    // that answers keeps its pace.
+    if recorded > 0
+        && core.webhooks.max_in_flight_per_endpoint > 0
+        && core
+            .slow_endpoints
+            .any(&core.db, now_ms)
+            .await
+            .unwrap_or(true)
+    {
+        core.webhook_wakeup.wake();
+    }
     tracing::debug!(
         reports = reports.len(),
         recorded,
@@ -473,8 +487,9 @@ const PREFETCH: usize = 4;
 /// How long a busy stream waits for more room before leasing for a few slots.
 const LINGER: Duration = Duration::from_millis(2);
 
-/// How often an idle stream looks for deliveries that became due (retries, other cores).
-const POLL: Duration = Duration::from_millis(250);
+/// How often an idle stream looks for deliveries that became due (retries, other cores), unless
+/// the core is built with another (`WebhookSettings::poll`).
+pub const POLL: Duration = Duration::from_millis(250);
 
 /// The job stream of one worker until it goes away or `shutdown` fires: leases due deliveries
 /// as the worker has room for them (see `flow`), waking when deliveries are committed
@@ -508,7 +523,7 @@ pub fn stream(
             while free == 0 {
                 tokio::select! {
                     () = credits.freed.notified() => {}
-                    () = tokio::time::sleep(POLL) => {}
+                    () = tokio::time::sleep(core.webhooks.poll) => {}
                     () = tx.closed() => break,
                     () = shutdown.cancelled() => break,
                 }
@@ -534,19 +549,11 @@ pub fn stream(
             };
             if leased.is_empty() {
                 // Nothing due: wait for new deliveries. While an endpoint is slow, due
-                // deliveries may be held back by its cap: then a report (which frees a slot of
-                // that endpoint) is a reason to lease again too.
-                let held_back = free < room
-                    && core.webhooks.max_in_flight_per_endpoint > 0
-                    && core
-                        .slow_endpoints
-                        .any(&core.db, core.clock.now_ms())
-                        .await
-                        .unwrap_or(true);
+                // deliveries may be held back by its cap; the commit of a report that frees
+                // one of its slots wakes the streams too (`report_many`).
                 tokio::select! {
                     () = &mut notified => {}
-                    () = credits.freed.notified(), if held_back => {}
-                    () = tokio::time::sleep(POLL) => {}
+                    () = tokio::time::sleep(core.webhooks.poll) => {}
                     () = tx.closed() => break,
                     () = shutdown.cancelled() => break,
                 }
