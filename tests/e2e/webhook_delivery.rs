@@ -663,7 +663,7 @@ e2e!(
             .exec(&app.core.db)
             .await
             .unwrap();
-        app.core.slow_endpoints.learned().await;
+        app.core.slow_endpoints.learned();
 
         for _ in 0..6 {
             send_utility(&app, &business, FAN).await;

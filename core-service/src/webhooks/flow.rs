@@ -35,26 +35,48 @@ pub const SLOW_FOR: Duration = Duration::from_secs(60);
 /// it from a report: the job stream leases with the per-endpoint cap only then, so the common
 /// case keeps the plain queue order.
 #[derive(Debug, Default)]
-pub struct SlowEndpoints(tokio::sync::Mutex<Option<(Instant, bool)>>);
+pub struct SlowEndpoints {
+    /// The last answer and when it was read (or learned).
+    cached: Mutex<Option<(Instant, bool)>>,
+    /// Held while the answer is read again, so concurrent callers share one read.
+    reading: tokio::sync::Mutex<()>,
+}
 
 impl SlowEndpoints {
     const FRESH: Duration = Duration::from_secs(1);
 
+    fn cached(&self) -> std::sync::MutexGuard<'_, Option<(Instant, bool)>> {
+        self.cached.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn fresh(&self) -> Option<bool> {
+        self.cached()
+            .filter(|(read, _)| read.elapsed() < Self::FRESH)
+            .map(|(_, any)| any)
+    }
+
     pub async fn any(&self, db: &DatabaseConnection, now_ms: i64) -> AppResult<bool> {
-        let mut cached = self.0.lock().await;
-        if let Some((read, any)) = *cached
-            && read.elapsed() < Self::FRESH
-        {
+        if let Some(any) = self.fresh() {
+            return Ok(any);
+        }
+        let _reading = self.reading.lock().await;
+        if let Some(any) = self.fresh() {
             return Ok(any);
         }
         let any = store::any_slow(db, now_ms).await?;
-        *cached = Some((Instant::now(), any));
+        *self.cached() = Some((Instant::now(), any));
         Ok(any)
     }
 
+    /// The last answer, however old, without reading (false before the first read): for hints
+    /// on hot paths, where the next read corrects a stale one.
+    pub fn last_known(&self) -> bool {
+        self.cached().is_some_and(|(_, any)| any)
+    }
+
     /// This core just marked an endpoint slow: lease with the cap from now on.
-    pub async fn learned(&self) {
-        *self.0.lock().await = Some((Instant::now(), true));
+    pub fn learned(&self) {
+        *self.cached() = Some((Instant::now(), true));
     }
 }
 

@@ -381,19 +381,16 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
     tally.apply(&txn).await?;
     txn.commit().await?;
     if !slow_endpoints.is_empty() {
-        core.slow_endpoints.learned().await;
+        core.slow_endpoints.learned();
     }
     // While an endpoint is slow the streams lease it with the per-endpoint cap, counted in the
     // database: the slots these reports freed are taken at once (by this core's streams and,
     // on PostgreSQL, every other core's), not at a stream's next poll, so a capped endpoint
-    // that answers keeps its pace.
+    // that answers keeps its pace. (Whether one is slow, as this core last read it: the leases
+    // and hand-offs read it again every second.)
     if recorded > 0
         && core.webhooks.max_in_flight_per_endpoint > 0
-        && core
-            .slow_endpoints
-            .any(&core.db, now_ms)
-            .await
-            .unwrap_or(true)
+        && core.slow_endpoints.last_known()
     {
         core.webhook_wakeup.wake();
     }
