@@ -334,8 +334,13 @@ pub struct WebhookSettings {
     pub tests_per_endpoint_per_minute: u32,
     pub max_in_flight_per_endpoint: u32,
     /// How often an idle job stream looks for deliveries that became due (retries, and other
-    /// cores' deliveries when a wake-up was missed).
+    /// cores' deliveries when a wake-up was missed): [`WebhookSettings::POLL`].
     pub poll: Duration,
+}
+
+impl WebhookSettings {
+    /// The job streams' poll interval (tests may build a core with another).
+    pub const POLL: Duration = Duration::from_millis(250);
 }
 
 /// How long the core keeps each kind of data, and how it purges the rest.

@@ -96,7 +96,7 @@ impl Core {
                     .webhooks
                     .webhook_tests_per_endpoint_per_minute,
                 max_in_flight_per_endpoint: config.webhooks.webhook_max_in_flight_per_endpoint,
-                poll: crate::webhooks::jobs::POLL,
+                poll: WebhookSettings::POLL,
             },
         }
     }

@@ -484,10 +484,6 @@ const PREFETCH: usize = 4;
 /// How long a busy stream waits for more room before leasing for a few slots.
 const LINGER: Duration = Duration::from_millis(2);
 
-/// How often an idle stream looks for deliveries that became due (retries, other cores), unless
-/// the core is built with another (`WebhookSettings::poll`).
-pub const POLL: Duration = Duration::from_millis(250);
-
 /// The job stream of one worker until it goes away or `shutdown` fires: leases due deliveries
 /// as the worker has room for them (see `flow`), waking when deliveries are committed
 /// ([`crate::webhooks::wakeup`]) and polling for those that became due.
