@@ -1,7 +1,8 @@
 //! Several cores: the picker behind `CORE_URL` (a call reaching a live core while another
 //! address refuses connections; a recovered core taking calls again), and a closed job
 //! stream's two cases (a worker gone: its jobs due at once; a core shutting down: the worker's
-//! report accepted by another core).
+//! report accepted by another core), and a worker back from a core that is gone getting at once
+//! the jobs that core leased to it and never sent.
 
 use std::time::Duration;
 
@@ -132,13 +133,27 @@ e2e!(a_core_that_recovers_takes_calls_again, |app| async move {
 /// One utility send whose `message.sent` delivery waits for a worker (none runs); returns its
 /// delivery id.
 async fn one_pending_delivery(app: &TestApp, receiver: &Receiver) -> uuid::Uuid {
+    pending_deliveries(app, receiver, 1).await[0]
+}
+
+/// `n` utility sends whose `message.sent` deliveries wait for a worker (none runs); returns
+/// their delivery ids.
+async fn pending_deliveries(app: &TestApp, receiver: &Receiver, n: usize) -> Vec<uuid::Uuid> {
     app.stop_workers();
     let biz = live_business(app, BIZ, ALL_SCOPES).await;
     follower(app, &biz, FAN, false).await;
     register_webhook(app, &biz, &receiver.url(), &["message.sent"]).await;
-    send_utility(app, &biz, FAN).await;
-    let entry = wait_delivery(app, &biz, |d| d["event_type"] == "message.sent").await;
-    entry["id"].as_str().unwrap().parse().unwrap()
+    for _ in 0..n {
+        send_utility(app, &biz, FAN).await;
+    }
+    eventually("the deliveries are written", async || {
+        let rows = webhook_deliveries::Entity::find()
+            .all(&app.core.db)
+            .await
+            .unwrap();
+        (rows.len() == n).then(|| rows.into_iter().map(|d| d.id).collect())
+    })
+    .await
 }
 
 async fn delivery(app: &TestApp, id: uuid::Uuid) -> webhook_deliveries::Model {
@@ -157,23 +172,77 @@ async fn take_one_job(
     tonic::Streaming<pb::Job>,
     pb::Job,
 ) {
+    let (client, mut stream) = open_stream(url, "test-worker", false, &[])
+        .await
+        .expect("a job stream");
+    let job = next_job(&mut stream).await;
+    (client, stream, job)
+}
+
+/// A job stream on the core at `url` for the worker `worker_id`, resumed or not.
+async fn open_stream(
+    url: &str,
+    worker_id: &str,
+    resumed: bool,
+    held: &[&str],
+) -> Result<
+    (
+        WebhookJobServiceClient<tonic::transport::Channel>,
+        tonic::Streaming<pb::Job>,
+    ),
+    tonic::Status,
+> {
     let mut client = WebhookJobServiceClient::connect(url.to_string())
         .await
         .unwrap();
-    let mut stream = client
+    let stream = client
         .jobs(pb::JobsRequest {
-            worker_id: "test-worker".into(),
+            worker_id: worker_id.into(),
             max_in_flight: 4,
+            resumed,
+            held: held.iter().map(|id| id.to_string()).collect(),
         })
+        .await?
+        .into_inner();
+    Ok((client, stream))
+}
+
+/// Waits (up to 20 s) for `stream` to end, as it does when its core stops.
+async fn wait_end(stream: &mut tonic::Streaming<pb::Job>) {
+    let ended = tokio::time::timeout(Duration::from_secs(20), async {
+        while let Some(Ok(_)) = stream.next().await {}
+    })
+    .await;
+    assert!(ended.is_ok(), "the stream ends when its core stops");
+}
+
+/// The report of a job the receiver answered with `status`.
+fn answered(job: &pb::Job, status: u32) -> pb::JobReport {
+    pb::JobReport {
+        delivery_id: job.delivery_id.clone(),
+        lease_token: job.lease_token.clone(),
+        http_status: Some(status),
+        error: None,
+        duration_ms: Some(5),
+    }
+}
+
+/// Reports through the core at `url`.
+async fn report_through(url: &str, reports: Vec<pb::JobReport>) {
+    WebhookJobServiceClient::connect(url.to_string())
         .await
         .unwrap()
-        .into_inner();
-    let job = tokio::time::timeout(Duration::from_secs(20), stream.next())
+        .report_batch(pb::JobReports { reports })
+        .await
+        .unwrap();
+}
+
+async fn next_job(stream: &mut tonic::Streaming<pb::Job>) -> pb::Job {
+    tokio::time::timeout(Duration::from_secs(20), stream.next())
         .await
         .expect("a job within 20 s")
         .expect("the stream is open")
-        .expect("a job");
-    (client, stream, job)
+        .expect("a job")
 }
 
 e2e!(
@@ -226,11 +295,7 @@ e2e!(
         assert_eq!(job.delivery_id, id.to_string());
         // The second core stops: the stream ends and the lease stays with the worker.
         drop(second);
-        let ended = tokio::time::timeout(Duration::from_secs(20), async {
-            while let Some(Ok(_)) = stream.next().await {}
-        })
-        .await;
-        assert!(ended.is_ok(), "the stream ends when its core stops");
+        wait_end(&mut stream).await;
         tokio::time::sleep(Duration::from_millis(300)).await;
         let held = delivery(&app, id).await;
         assert_eq!(
@@ -239,21 +304,7 @@ e2e!(
             "a core shutting down gives nothing back"
         );
         // The worker reports through the other core, which accepts it: the lease is current.
-        let mut other = WebhookJobServiceClient::connect(app.grpc_url.clone())
-            .await
-            .unwrap();
-        other
-            .report_batch(pb::JobReports {
-                reports: vec![pb::JobReport {
-                    delivery_id: job.delivery_id.clone(),
-                    lease_token: job.lease_token.clone(),
-                    http_status: Some(204),
-                    error: None,
-                    duration_ms: Some(5),
-                }],
-            })
-            .await
-            .unwrap();
+        report_through(&app.grpc_url, vec![answered(&job, 204)]).await;
         let row = delivery(&app, id).await;
         assert_eq!(row.status, "succeeded");
         assert_eq!(row.attempts, 1);
@@ -262,6 +313,84 @@ e2e!(
         app.start_worker();
         tokio::time::sleep(Duration::from_millis(500)).await;
         assert!(receiver.received().is_empty());
+    }
+);
+
+e2e!(
+    a_worker_back_from_a_core_that_is_gone_gets_the_jobs_it_never_received_at_once,
+    |app| async move {
+        let receiver = Receiver::start().await;
+        let ids = pending_deliveries(&app, &receiver, 2).await;
+        let (first, second_id) = (ids[0], ids[1]);
+        // The worker's stream on a second core takes both jobs; then that core stops (as one
+        // killed does, it gives nothing back). Say the worker got only the first.
+        let second = app.second_stack(|_| {}).await;
+        let (_client, mut stream) = open_stream(&second.grpc_url, "returning-worker", false, &[])
+            .await
+            .unwrap();
+        let mut jobs = vec![next_job(&mut stream).await, next_job(&mut stream).await];
+        jobs.sort_by_key(|j| j.delivery_id != first.to_string());
+        let (held, unsent) = (jobs[0].clone(), jobs[1].clone());
+        assert_eq!(unsent.delivery_id, second_id.to_string());
+        drop(second);
+        wait_end(&mut stream).await;
+        for job in &jobs {
+            let row = delivery(&app, job.delivery_id.parse().unwrap()).await;
+            assert_eq!(row.lease_token.as_deref(), Some(job.lease_token.as_str()));
+        }
+        // A resumed stream of another worker gives back nothing of this one's.
+        let (_other, _other_stream) = open_stream(&app.grpc_url, "another-worker", true, &[])
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        for job in &jobs {
+            let row = delivery(&app, job.delivery_id.parse().unwrap()).await;
+            assert_eq!(
+                row.lease_token.as_deref(),
+                Some(job.lease_token.as_str()),
+                "another worker's leases stay"
+            );
+        }
+        drop((_other, _other_stream));
+        // A held id that is not a delivery id is refused.
+        let Err(refused) = open_stream(&app.grpc_url, "returning-worker", true, &["nope"]).await
+        else {
+            panic!("a held id that is not a UUID is refused");
+        };
+        assert_eq!(refused.code(), tonic::Code::InvalidArgument);
+        // The worker comes back on the first core, naming the job it holds: the one it never
+        // received is due at once (the clock never moves: no lease lapsed), not attempted, and
+        // comes on the new stream under a new lease; the held one keeps its lease.
+        let (_client, mut resumed) = open_stream(
+            &app.grpc_url,
+            "returning-worker",
+            true,
+            &[held.delivery_id.as_str()],
+        )
+        .await
+        .unwrap();
+        let again = next_job(&mut resumed).await;
+        assert_eq!(again.delivery_id, unsent.delivery_id, "the same delivery");
+        assert_ne!(again.lease_token, unsent.lease_token, "a new lease");
+        let row = delivery(&app, second_id).await;
+        assert_eq!(row.attempts, 0, "no attempt counted");
+        assert_eq!(row.status, "pending");
+        let row = delivery(&app, first).await;
+        assert_eq!(
+            row.lease_token.as_deref(),
+            Some(held.lease_token.as_str()),
+            "what the worker holds keeps its lease"
+        );
+        // Both reports are accepted: the held job's under its first lease.
+        report_through(
+            &app.grpc_url,
+            vec![answered(&held, 200), answered(&again, 200)],
+        )
+        .await;
+        for id in [first, second_id] {
+            let row = delivery(&app, id).await;
+            assert_eq!((row.status.as_str(), row.attempts), ("succeeded", 1));
+        }
     }
 );
 

@@ -451,6 +451,7 @@ e2e!(
             .jobs(proto::v1::JobsRequest {
                 worker_id: "rogue".into(),
                 max_in_flight: 1,
+                ..Default::default()
             })
             .await
             .unwrap_err();

@@ -8,7 +8,9 @@
 
 pub mod guard;
 
+use std::collections::HashSet;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use clap::Args;
@@ -76,6 +78,62 @@ pub struct Worker {
     resolver: Arc<dyn reqwest::dns::Resolve>,
     id: String,
     rebalance_every: Duration,
+    held: Held,
+}
+
+/// The jobs this worker holds across its streams: received and not yet reported (the report's
+/// call unanswered), and whether it has opened a stream before. Each stream after the first
+/// names them (`JobsRequest.resumed`, `held`), so that its core gives back at once the other
+/// deliveries leased to this worker: those the earlier stream's core leased and never sent
+/// (it was stopping, killed or cut off), which would otherwise wait for their leases to lapse.
+#[derive(Debug, Default)]
+pub struct Held {
+    ids: std::sync::Mutex<HashSet<String>>,
+    streamed: AtomicBool,
+}
+
+/// The most held deliveries a stream names; a worker holding more (it never does: its
+/// concurrency and the reports on their way bound them) names none and resumes nothing, so
+/// nothing it holds is given back.
+const MAX_HELD: usize = 4096;
+
+impl Held {
+    fn ids(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.ids.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A job came in on a stream.
+    pub fn received(&self, delivery_id: &str) {
+        self.ids().insert(delivery_id.to_string());
+    }
+
+    /// These jobs are off this worker's hands: reported (or given up), or left unstarted on
+    /// a stream's core.
+    pub fn done<'a>(&self, delivery_ids: impl IntoIterator<Item = &'a str>) {
+        let mut ids = self.ids();
+        for id in delivery_ids {
+            ids.remove(id);
+        }
+    }
+
+    /// A stream opened: the next one resumes.
+    pub fn opened(&self) {
+        self.streamed.store(true, Ordering::Relaxed);
+    }
+
+    /// `(resumed, held)` for the next `JobsRequest`.
+    pub fn for_request(&self) -> (bool, Vec<String>) {
+        if !self.streamed.load(Ordering::Relaxed) {
+            return (false, Vec::new());
+        }
+        let ids = self.ids();
+        if ids.len() > MAX_HELD {
+            return (false, Vec::new());
+        }
+        let mut held: Vec<String> = ids.iter().cloned().collect();
+        held.sort();
+        (true, held)
+    }
 }
 
 impl Worker {
@@ -85,6 +143,7 @@ impl Worker {
             resolver: Arc::new(SystemResolver),
             id: format!("worker-{}", uuid::Uuid::new_v4()),
             rebalance_every: REBALANCE_EVERY,
+            held: Held::default(),
         }
     }
 
@@ -270,12 +329,16 @@ impl Worker {
         };
         let mut client = WebhookJobServiceClient::new(channel);
         let slots = Arc::new(Semaphore::new(self.config.settings.concurrency.max(1)));
+        let (resumed, held_ids) = self.held.for_request();
         let request = self.request(pb::JobsRequest {
             worker_id: self.id.clone(),
             max_in_flight: self.config.settings.concurrency as u32,
+            resumed,
+            held: held_ids,
         });
         let response = client.jobs(request).await?;
         *held = true;
+        self.held.opened();
         let core = response.extensions().get::<CoreIndex>().map_or(0, |c| c.0);
         let mut stream = response.into_inner();
         // Reports go out through one task that batches them; it ends once every delivery of
@@ -292,6 +355,7 @@ impl Worker {
         let (urgent_tx, mut urgent) = mpsc::unbounded_channel::<pb::Job>();
         let (bulk_tx, mut bulk) = mpsc::unbounded_channel::<pb::Job>();
         let stop_reading = moving.clone();
+        let this = self.clone();
         let reader = tokio::spawn(async move {
             loop {
                 let next = tokio::select! {
@@ -302,6 +366,7 @@ impl Worker {
                 };
                 let Some(job) = next else { break };
                 let job = job?;
+                this.held.received(&job.delivery_id);
                 let queue = if job.bulk { &bulk_tx } else { &urgent_tx };
                 if queue.send(job).is_err() {
                     break;
@@ -387,6 +452,11 @@ impl Worker {
             Ok(Ok(stream)) => stream,
             _ => None,
         };
+        for queue in [&mut urgent, &mut bulk] {
+            while let Ok(job) = queue.try_recv() {
+                self.held.done([job.delivery_id.as_str()]);
+            }
+        }
         drop((urgent, bulk, reports));
         tokio::select! {
             () = cancel.cancelled() => {}
@@ -449,6 +519,14 @@ impl Worker {
         reports: Vec<pb::JobReport>,
     ) {
         let count = reports.len();
+        // Answered or given up, these jobs are no longer this worker's to name.
+        struct Done<'a>(&'a Held, &'a [pb::JobReport]);
+        impl Drop for Done<'_> {
+            fn drop(&mut self) {
+                self.0.done(self.1.iter().map(|r| r.delivery_id.as_str()));
+            }
+        }
+        let _done = Done(&self.held, &reports);
         for (n, pause) in REPORT_RETRIES.iter().enumerate() {
             let request = self.request(pb::JobReports {
                 reports: reports.clone(),
@@ -673,5 +751,41 @@ mod tests {
         assert!(!linger(&mut rx, &mut rest).await, "the stream is over");
         assert_eq!(rest.len(), 1);
         assert_eq!(started.elapsed(), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_stream_after_the_first_names_the_jobs_still_held() {
+        let held = Held::default();
+        assert_eq!(
+            held.for_request(),
+            (false, vec![]),
+            "the first stream resumes nothing"
+        );
+        held.opened();
+        assert_eq!(held.for_request(), (true, vec![]));
+        for id in ["c", "a", "b"] {
+            held.received(id);
+        }
+        held.done(["b", "unknown"]);
+        assert_eq!(
+            held.for_request(),
+            (true, vec!["a".to_string(), "c".to_string()])
+        );
+        held.done(["a", "c"]);
+        assert_eq!(held.for_request(), (true, vec![]));
+    }
+
+    #[test]
+    fn a_worker_holding_more_than_a_stream_can_name_resumes_nothing() {
+        let held = Held::default();
+        held.opened();
+        for i in 0..=MAX_HELD {
+            held.received(&i.to_string());
+        }
+        assert_eq!(
+            held.for_request(),
+            (false, vec![]),
+            "nothing it holds is given back"
+        );
     }
 }

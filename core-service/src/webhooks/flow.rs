@@ -9,6 +9,11 @@
 //! leased it. A lease that is never reported (the report call failed) gives its credit back
 //! when it lapses.
 //!
+//! **Whose lease.** A token begins with its worker's mark ([`worker_mark`]), so that when a
+//! worker comes back on another core after its stream ended, that core can give back the
+//! worker's leases it does not hold (the jobs its stream's core leased and never sent: that
+//! core may have been killed) without waiting for them to lapse.
+//!
 //! **Slow endpoints.** An endpoint whose attempt took [`SLOW_ATTEMPT`] or more (or got no
 //! answer) is slow for [`SLOW_FOR`], in the database so every core sees it; while any endpoint
 //! is slow, leases cap each endpoint's deliveries in flight. [`SlowEndpoints`] answers "is any
@@ -21,7 +26,9 @@ use std::time::{Duration, Instant};
 
 use proto::v1 as pb;
 use sea_orm::DatabaseConnection;
+use sha2::{Digest, Sha256};
 use tokio::sync::{Notify, mpsc};
+use uuid::Uuid;
 
 use super::store;
 use crate::error::AppResult;
@@ -80,6 +87,29 @@ impl SlowEndpoints {
     }
 }
 
+/// The mark of one worker's lease tokens: 16 hex digits of its `worker_id`'s SHA-256 (an id
+/// of any length or alphabet makes a token of fixed form); None for a worker that names none.
+pub fn worker_mark(worker_id: &str) -> Option<String> {
+    if worker_id.is_empty() {
+        return None;
+    }
+    let digest = Sha256::digest(worker_id.as_bytes());
+    Some(digest[..8].iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// A new lease token: `<mark>.<uuid>` for a worker with a mark, else a bare UUID.
+pub fn lease_token(mark: Option<&str>) -> String {
+    match mark {
+        Some(mark) => format!("{mark}.{}", Uuid::new_v4()),
+        None => Uuid::new_v4().to_string(),
+    }
+}
+
+/// What every lease token of the worker with `mark` begins with.
+pub fn token_prefix(mark: &str) -> String {
+    format!("{mark}.")
+}
+
 /// A stream keeps this share of its room (1/KEPT) for its own leases (due retries, other cores'
 /// deliveries): deliveries handed over in memory take only the rest.
 const KEPT: usize = 4;
@@ -88,6 +118,8 @@ const KEPT: usize = 4;
 #[derive(Debug)]
 pub struct Credits {
     room: usize,
+    /// The mark of this stream's worker, which its lease tokens begin with.
+    mark: Option<String>,
     state: Mutex<State>,
     /// Signalled when jobs are reported.
     pub freed: Notify,
@@ -101,9 +133,10 @@ struct State {
 }
 
 impl Credits {
-    pub fn new(room: usize) -> Arc<Credits> {
+    pub fn new(room: usize, mark: Option<String>) -> Arc<Credits> {
         Arc::new(Credits {
             room: room.max(1),
+            mark,
             state: Mutex::new(State::default()),
             freed: Notify::new(),
         })
@@ -111,6 +144,11 @@ impl Credits {
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A new token for a lease of this stream.
+    pub fn token(&self) -> String {
+        lease_token(self.mark.as_deref())
     }
 
     /// How many more jobs the worker can take now (lapsed leases are given back first).
@@ -217,10 +255,11 @@ impl JobCredits {
             .unwrap_or(0)
     }
 
-    /// Takes credit for up to `want` jobs under `token` for `lease` from the stream of this
-    /// core with the most room, leaving a share of each stream's room (1/[`KEPT`]) to its own
-    /// leases (due retries, other cores' deliveries); None when no stream has more than that.
-    pub fn reserve(&self, want: usize, token: &str, lease: Duration) -> Option<Reservation> {
+    /// Takes credit for up to `want` jobs for `lease` from the stream of this core with the
+    /// most room, under a new token of that stream's worker, leaving a share of each stream's
+    /// room (1/[`KEPT`]) to its own leases (due retries, other cores' deliveries); None when no
+    /// stream has more than that.
+    pub fn reserve(&self, want: usize, lease: Duration) -> Option<Reservation> {
         if want == 0 {
             return None;
         }
@@ -240,12 +279,9 @@ impl JobCredits {
         if count == 0 {
             return None;
         }
-        self.leased(&credits, token, count, lease);
-        Some(Reservation {
-            token: token.to_string(),
-            count,
-            jobs,
-        })
+        let token = credits.token();
+        self.leased(&credits, &token, count, lease);
+        Some(Reservation { token, count, jobs })
     }
 
     /// `stream` leased `count` jobs under `token` for `lease`.
@@ -300,7 +336,7 @@ mod tests {
     #[test]
     fn a_stream_has_credit_for_what_its_worker_has_not_reported() {
         let credits = JobCredits::default();
-        let stream = Credits::new(4);
+        let stream = Credits::new(4, None);
         assert_eq!(stream.free(), 4);
         credits.leased(&stream, "a", 3, Duration::from_secs(60));
         assert_eq!(stream.free(), 1);
@@ -319,11 +355,11 @@ mod tests {
         let credits = JobCredits::default();
         let lease = Duration::from_secs(60);
         assert!(
-            credits.reserve(4, "x", lease).is_none(),
+            credits.reserve(4, lease).is_none(),
             "no stream, no hand-off"
         );
-        let busy = Credits::new(8);
-        let idle = Credits::new(8);
+        let busy = Credits::new(8, Some("b0b0b0b0b0b0b0b0".into()));
+        let idle = Credits::new(8, Some("1d1e1d1e1d1e1d1e".into()));
         let (busy_tx, busy_rx) = mpsc::channel(8);
         let (idle_tx, mut idle_rx) = mpsc::channel(8);
         credits.open_inlet(&busy, busy_tx);
@@ -331,8 +367,13 @@ mod tests {
         credits.leased(&busy, "own", 3, lease);
         // The idle stream has 8 free, of which a quarter is kept for its own leases.
         assert_eq!(credits.spare(), 6);
-        let reservation = credits.reserve(10, "h1", lease).expect("room");
+        let reservation = credits.reserve(10, lease).expect("room");
         assert_eq!(reservation.count, 6);
+        assert!(
+            reservation.token.starts_with("1d1e1d1e1d1e1d1e."),
+            "the token is the chosen stream's worker's: {}",
+            reservation.token
+        );
         reservation
             .jobs
             .try_send(pb::Job::default())
@@ -340,24 +381,25 @@ mod tests {
         assert!(idle_rx.try_recv().is_ok(), "the idle stream's channel");
         assert_eq!(idle.free(), 2);
         // Then the busy one (5 free, 3 to spare); then neither has any to spare.
-        let second = credits.reserve(10, "h2", lease).expect("room");
+        let second = credits.reserve(10, lease).expect("room");
         assert_eq!(second.count, 3);
+        assert!(second.token.starts_with("b0b0b0b0b0b0b0b0."));
         assert_eq!(credits.spare(), 0);
-        assert!(credits.reserve(10, "h3", lease).is_none());
+        assert!(credits.reserve(10, lease).is_none());
         // Credit not used is given back, and a report frees the rest.
         credits.give_back(&reservation, 5);
         assert_eq!(idle.free(), 7);
-        credits.reported(["h1"]);
+        credits.reported([reservation.token.as_str()]);
         assert_eq!(idle.free(), 8);
         assert!(
-            !credits.map().contains_key("h1"),
+            !credits.map().contains_key(&reservation.token),
             "a spent token is forgotten"
         );
         // A closed stream takes nothing more.
         drop(busy_rx);
         credits.give_back(&second, 3);
         assert_eq!(busy.free(), 5);
-        let third = credits.reserve(10, "h4", lease).expect("the idle stream");
+        let third = credits.reserve(10, lease).expect("the idle stream");
         assert_eq!(third.count, 6);
         assert_eq!(idle.free(), 2);
     }
@@ -365,7 +407,7 @@ mod tests {
     #[test]
     fn a_lease_never_reported_gives_its_credit_back_when_it_lapses() {
         let credits = JobCredits::default();
-        let stream = Credits::new(2);
+        let stream = Credits::new(2, None);
         credits.leased(&stream, "a", 2, Duration::ZERO);
         assert_eq!(stream.free(), 2);
         credits.leased(&stream, "b", 1, Duration::from_secs(60));
@@ -377,5 +419,26 @@ mod tests {
             "closing names the unreported, unlapsed leases"
         );
         assert!(credits.map().is_empty());
+    }
+
+    #[test]
+    fn a_workers_tokens_begin_with_its_mark() {
+        let mark = worker_mark("worker-1").expect("a mark");
+        assert_eq!(mark.len(), 16);
+        assert!(mark.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_eq!(
+            worker_mark("worker-1"),
+            Some(mark.clone()),
+            "the same each time"
+        );
+        assert_ne!(worker_mark("worker-2"), Some(mark.clone()));
+        assert_eq!(worker_mark(""), None, "no id, no mark");
+        let token = lease_token(Some(&mark));
+        assert!(token.starts_with(&token_prefix(&mark)));
+        assert!(Uuid::parse_str(&token[17..]).is_ok());
+        assert_ne!(lease_token(Some(&mark)), token, "each lease its own token");
+        assert!(Uuid::parse_str(&lease_token(None)).is_ok());
+        let stream = Credits::new(1, Some(mark.clone()));
+        assert!(stream.token().starts_with(&token_prefix(&mark)));
     }
 }

@@ -259,10 +259,29 @@ impl pb::webhook_job_service_server::WebhookJobService for JobGrpc {
         &self,
         request: Request<pb::JobsRequest>,
     ) -> Result<Response<Self::JobsStream>, Status> {
+        let body = request.get_ref();
+        let resumed = if body.resumed {
+            if body.held.len() > jobs::MAX_HELD {
+                return Err(Status::invalid_argument(format!(
+                    "held: at most {} delivery ids",
+                    jobs::MAX_HELD
+                )));
+            }
+            let held = body
+                .held
+                .iter()
+                .map(|id| uuid::Uuid::parse_str(id))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|_| Status::invalid_argument("held: a delivery id is not a UUID"))?;
+            Some(jobs::Resumed { held })
+        } else {
+            None
+        };
         let rx = jobs::stream(
             self.core.clone(),
-            request.get_ref().worker_id.clone(),
-            request.get_ref().max_in_flight,
+            body.worker_id.clone(),
+            body.max_in_flight,
+            resumed,
             self.shutdown.clone(),
         );
         Ok(Response::new(Box::pin(ReceiverStream::new(rx).map(Ok))))

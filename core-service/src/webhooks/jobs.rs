@@ -36,13 +36,13 @@ pub fn lease_duration(core: &Core) -> Duration {
     core.webhooks.timeout + LEASE_MARGIN
 }
 
-/// Leases up to `limit` due deliveries (those of broadcast messages after every other) and
-/// turns each into a signed job: one statement for the lease and one read for the endpoints of
-/// the whole batch.
-pub async fn lease(core: &Core, limit: u64) -> AppResult<Vec<pb::Job>> {
+/// Leases up to `limit` due deliveries (those of broadcast messages after every other) for the
+/// stream of `credits` and turns each into a signed job: one statement for the lease and one
+/// read for the endpoints of the whole batch.
+pub async fn lease(core: &Core, credits: &Credits, limit: u64) -> AppResult<Vec<pb::Job>> {
     let now = core.clock.now();
     let lease_until = now.timestamp_millis() + lease_duration(core).as_millis() as i64;
-    let token = Uuid::new_v4().to_string();
+    let token = credits.token();
     let cap = core.webhooks.max_in_flight_per_endpoint;
     let any_slow = cap > 0
         && core
@@ -122,8 +122,7 @@ pub async fn reserve(core: &Core, want: usize) -> Option<Reservation> {
     {
         return None;
     }
-    let token = Uuid::new_v4().to_string();
-    core.job_credits.reserve(want, &token, lease_duration(core))
+    core.job_credits.reserve(want, lease_duration(core))
 }
 
 /// The lease that deliveries written under `reservation` carry.
@@ -484,13 +483,42 @@ const PREFETCH: usize = 4;
 /// How long a busy stream waits for more room before leasing for a few slots.
 const LINGER: Duration = Duration::from_millis(2);
 
+/// A worker back after its job stream ended (`JobsRequest.resumed`): the deliveries of its
+/// earlier streams it still holds.
+#[derive(Debug, Default)]
+pub struct Resumed {
+    pub held: Vec<Uuid>,
+}
+
+/// The most delivery ids a resumed worker may name as held: more than any worker holds (four
+/// times [`MAX_IN_FLIGHT`] per stream, reports on their way included).
+pub const MAX_HELD: usize = 4096;
+
+/// Gives back at once the deliveries leased to the worker of `mark` that it does not hold
+/// (the jobs its earlier stream's core leased and never sent it: that core may be gone), due
+/// now with no attempt counted; returns how many.
+async fn release_unheld(core: &Core, mark: &str, held: &[Uuid]) -> u64 {
+    let now_ms = core.clock.now_ms();
+    match store::release_worker_leases(&core.db, &super::flow::token_prefix(mark), held, now_ms)
+        .await
+    {
+        Ok(n) => n,
+        Err(err) => {
+            tracing::warn!(error = %err, "could not give back a returning worker's unsent jobs; their leases will lapse");
+            0
+        }
+    }
+}
+
 /// The job stream of one worker until it goes away or `shutdown` fires: leases due deliveries
 /// as the worker has room for them (see `flow`), waking when deliveries are committed
-/// ([`crate::webhooks::wakeup`]) and polling for those that became due.
+/// ([`crate::webhooks::wakeup`]) and polling for those that became due. A worker that is back
+/// (`resumed`) first gets the leases it does not hold given back.
 pub fn stream(
     core: Arc<Core>,
     worker: String,
     max_in_flight: u32,
+    resumed: Option<Resumed>,
     shutdown: CancellationToken,
 ) -> mpsc::Receiver<pb::Job> {
     // The stream holds at most PREFETCH times what the worker says it can have in flight,
@@ -504,7 +532,17 @@ pub fn stream(
     let (tx, rx) = mpsc::channel::<pb::Job>(room);
     tokio::spawn(async move {
         tracing::info!(worker = %worker, "worker connected to the job stream");
-        let credits = Credits::new(room);
+        let mark = super::flow::worker_mark(&worker);
+        // Before this stream leases anything under the worker's mark.
+        if let (Some(resumed), Some(mark)) = (&resumed, &mark) {
+            let returned = release_unheld(&core, mark, &resumed.held).await;
+            if returned > 0 {
+                metrics::counter!("webhook_jobs_returned_total").increment(returned);
+                core.webhook_wakeup.wake();
+            }
+            tracing::info!(worker = %worker, held = resumed.held.len(), returned, "worker back from an ended job stream");
+        }
+        let credits = Credits::new(room, mark);
         // Deliveries this core's dispatcher writes leased to this stream come in too.
         core.job_credits.open_inlet(&credits, tx.clone());
         loop {
@@ -533,7 +571,7 @@ pub fn stream(
             }
             // Deliveries of broadcast messages come after every other due one; the worker, too,
             // attempts them after every other job it holds (`Job.bulk`).
-            let leased = match lease(&core, free as u64).await {
+            let leased = match lease(&core, &credits, free as u64).await {
                 Ok(jobs) => jobs,
                 Err(err) => {
                     tracing::warn!(error = %err, "leasing deliveries failed");

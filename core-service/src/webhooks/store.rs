@@ -617,6 +617,38 @@ pub async fn release_leases(
     Ok(released.rows_affected)
 }
 
+/// Gives back every delivery leased under a token that begins with `prefix` (one worker's,
+/// see `flow::worker_mark`) and not in `held`, whose lease is current: due at `now_ms`, no
+/// attempt counted. Returns how many. Leased rows have `next_attempt_at_ms` = their lease's
+/// end, so the queue index finds them (one range per class).
+pub async fn release_worker_leases(
+    db: &impl ConnectionTrait,
+    prefix: &str,
+    held: &[Uuid],
+    now_ms: i64,
+) -> AppResult<u64> {
+    let mut update = given_back(now_ms)
+        .filter(webhook_deliveries::Column::Queued.eq(1))
+        .filter(webhook_deliveries::Column::Class.is_in([
+            crate::events::DELIVERY_CLASS,
+            crate::events::BROADCAST_DELIVERY_CLASS,
+        ]))
+        .filter(webhook_deliveries::Column::NextAttemptAtMs.gt(now_ms))
+        .filter(webhook_deliveries::Column::LeaseUntilMs.gt(now_ms))
+        .filter(webhook_deliveries::Column::LeaseToken.starts_with(prefix));
+    if !held.is_empty() {
+        update = update.filter(
+            crate::bulk::uuid_in(
+                db.get_database_backend(),
+                webhook_deliveries::Column::Id,
+                held.iter().copied(),
+            )
+            .not(),
+        );
+    }
+    Ok(update.exec(db).await?.rows_affected)
+}
+
 /// Gives back deliveries `ids` leased under `token` (never handed to a worker): due at
 /// `now_ms`, no attempt counted. Returns how many.
 pub async fn release_unsent(
