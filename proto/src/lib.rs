@@ -11,6 +11,11 @@ pub mod telemetry;
 
 pub use error_code::{ErrorCode, RemoteError};
 
+/// The most delivery ids a resumed job stream names as held (`JobsRequest.held`): more than a
+/// worker ever holds (four times its in-flight jobs, reports on their way included). A core
+/// refuses more; a worker holding more names none and resumes nothing.
+pub const MAX_HELD_JOBS: usize = 4096;
+
 /// Generated messages, clients and servers of the `bm.v1` package.
 #[allow(clippy::all, clippy::pedantic, missing_docs)]
 pub mod v1 {

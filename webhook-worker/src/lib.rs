@@ -78,7 +78,7 @@ pub struct Worker {
     resolver: Arc<dyn reqwest::dns::Resolve>,
     id: String,
     rebalance_every: Duration,
-    held: Held,
+    jobs_held: HeldJobs,
 }
 
 /// The jobs this worker holds across its streams: received and not yet reported (the report's
@@ -87,17 +87,12 @@ pub struct Worker {
 /// deliveries leased to this worker: those the earlier stream's core leased and never sent
 /// (it was stopping, killed or cut off), which would otherwise wait for their leases to lapse.
 #[derive(Debug, Default)]
-pub struct Held {
+pub struct HeldJobs {
     ids: std::sync::Mutex<HashSet<String>>,
     streamed: AtomicBool,
 }
 
-/// The most held deliveries a stream names; a worker holding more (it never does: its
-/// concurrency and the reports on their way bound them) names none and resumes nothing, so
-/// nothing it holds is given back.
-const MAX_HELD: usize = 4096;
-
-impl Held {
+impl HeldJobs {
     fn ids(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
         self.ids.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -127,7 +122,10 @@ impl Held {
             return (false, Vec::new());
         }
         let ids = self.ids();
-        if ids.len() > MAX_HELD {
+        // A worker holding more than a stream may name (it never does: its concurrency and
+        // the reports on their way bound them) resumes nothing, so nothing it holds is given
+        // back.
+        if ids.len() > proto::MAX_HELD_JOBS {
             return (false, Vec::new());
         }
         let mut held: Vec<String> = ids.iter().cloned().collect();
@@ -143,7 +141,7 @@ impl Worker {
             resolver: Arc::new(SystemResolver),
             id: format!("worker-{}", uuid::Uuid::new_v4()),
             rebalance_every: REBALANCE_EVERY,
-            held: Held::default(),
+            jobs_held: HeldJobs::default(),
         }
     }
 
@@ -329,7 +327,7 @@ impl Worker {
         };
         let mut client = WebhookJobServiceClient::new(channel);
         let slots = Arc::new(Semaphore::new(self.config.settings.concurrency.max(1)));
-        let (resumed, held_ids) = self.held.for_request();
+        let (resumed, held_ids) = self.jobs_held.for_request();
         let request = self.request(pb::JobsRequest {
             worker_id: self.id.clone(),
             max_in_flight: self.config.settings.concurrency as u32,
@@ -338,7 +336,7 @@ impl Worker {
         });
         let response = client.jobs(request).await?;
         *held = true;
-        self.held.opened();
+        self.jobs_held.opened();
         let core = response.extensions().get::<CoreIndex>().map_or(0, |c| c.0);
         let mut stream = response.into_inner();
         // Reports go out through one task that batches them; it ends once every delivery of
@@ -366,7 +364,7 @@ impl Worker {
                 };
                 let Some(job) = next else { break };
                 let job = job?;
-                this.held.received(&job.delivery_id);
+                this.jobs_held.received(&job.delivery_id);
                 let queue = if job.bulk { &bulk_tx } else { &urgent_tx };
                 if queue.send(job).is_err() {
                     break;
@@ -454,7 +452,7 @@ impl Worker {
         };
         for queue in [&mut urgent, &mut bulk] {
             while let Ok(job) = queue.try_recv() {
-                self.held.done([job.delivery_id.as_str()]);
+                self.jobs_held.done([job.delivery_id.as_str()]);
             }
         }
         drop((urgent, bulk, reports));
@@ -520,13 +518,13 @@ impl Worker {
     ) {
         let count = reports.len();
         // Answered or given up, these jobs are no longer this worker's to name.
-        struct Done<'a>(&'a Held, &'a [pb::JobReport]);
+        struct Done<'a>(&'a HeldJobs, &'a [pb::JobReport]);
         impl Drop for Done<'_> {
             fn drop(&mut self) {
                 self.0.done(self.1.iter().map(|r| r.delivery_id.as_str()));
             }
         }
-        let _done = Done(&self.held, &reports);
+        let _done = Done(&self.jobs_held, &reports);
         for (n, pause) in REPORT_RETRIES.iter().enumerate() {
             let request = self.request(pb::JobReports {
                 reports: reports.clone(),
@@ -755,7 +753,7 @@ mod tests {
 
     #[test]
     fn a_stream_after_the_first_names_the_jobs_still_held() {
-        let held = Held::default();
+        let held = HeldJobs::default();
         assert_eq!(
             held.for_request(),
             (false, vec![]),
@@ -777,9 +775,9 @@ mod tests {
 
     #[test]
     fn a_worker_holding_more_than_a_stream_can_name_resumes_nothing() {
-        let held = Held::default();
+        let held = HeldJobs::default();
         held.opened();
-        for i in 0..=MAX_HELD {
+        for i in 0..=proto::MAX_HELD_JOBS {
             held.received(&i.to_string());
         }
         assert_eq!(

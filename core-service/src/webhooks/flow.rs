@@ -87,27 +87,22 @@ impl SlowEndpoints {
     }
 }
 
-/// The mark of one worker's lease tokens: 16 hex digits of its `worker_id`'s SHA-256 (an id
-/// of any length or alphabet makes a token of fixed form); None for a worker that names none.
+/// The mark every lease token of one worker begins with: 16 hex digits of its `worker_id`'s
+/// SHA-256 and a dot (an id of any length or alphabet makes a token of fixed form); None for a
+/// worker that names none.
 pub fn worker_mark(worker_id: &str) -> Option<String> {
     if worker_id.is_empty() {
         return None;
     }
     let digest = Sha256::digest(worker_id.as_bytes());
-    Some(digest[..8].iter().map(|b| format!("{b:02x}")).collect())
+    let mut mark: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    mark.push('.');
+    Some(mark)
 }
 
-/// A new lease token: `<mark>.<uuid>` for a worker with a mark, else a bare UUID.
+/// A new lease token: the worker's mark and a UUID, or a bare UUID for a worker without one.
 pub fn lease_token(mark: Option<&str>) -> String {
-    match mark {
-        Some(mark) => format!("{mark}.{}", Uuid::new_v4()),
-        None => Uuid::new_v4().to_string(),
-    }
-}
-
-/// What every lease token of the worker with `mark` begins with.
-pub fn token_prefix(mark: &str) -> String {
-    format!("{mark}.")
+    format!("{}{}", mark.unwrap_or_default(), Uuid::new_v4())
 }
 
 /// A stream keeps this share of its room (1/KEPT) for its own leases (due retries, other cores'
@@ -358,8 +353,8 @@ mod tests {
             credits.reserve(4, lease).is_none(),
             "no stream, no hand-off"
         );
-        let busy = Credits::new(8, Some("b0b0b0b0b0b0b0b0".into()));
-        let idle = Credits::new(8, Some("1d1e1d1e1d1e1d1e".into()));
+        let busy = Credits::new(8, Some("b0b0b0b0b0b0b0b0.".into()));
+        let idle = Credits::new(8, Some("1d1e1d1e1d1e1d1e.".into()));
         let (busy_tx, busy_rx) = mpsc::channel(8);
         let (idle_tx, mut idle_rx) = mpsc::channel(8);
         credits.open_inlet(&busy, busy_tx);
@@ -424,8 +419,9 @@ mod tests {
     #[test]
     fn a_workers_tokens_begin_with_its_mark() {
         let mark = worker_mark("worker-1").expect("a mark");
-        assert_eq!(mark.len(), 16);
-        assert!(mark.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_eq!(mark.len(), 17);
+        assert!(mark[..16].bytes().all(|b| b.is_ascii_hexdigit()));
+        assert!(mark.ends_with('.'));
         assert_eq!(
             worker_mark("worker-1"),
             Some(mark.clone()),
@@ -434,11 +430,11 @@ mod tests {
         assert_ne!(worker_mark("worker-2"), Some(mark.clone()));
         assert_eq!(worker_mark(""), None, "no id, no mark");
         let token = lease_token(Some(&mark));
-        assert!(token.starts_with(&token_prefix(&mark)));
+        assert!(token.starts_with(&mark));
         assert!(Uuid::parse_str(&token[17..]).is_ok());
         assert_ne!(lease_token(Some(&mark)), token, "each lease its own token");
         assert!(Uuid::parse_str(&lease_token(None)).is_ok());
         let stream = Credits::new(1, Some(mark.clone()));
-        assert!(stream.token().starts_with(&token_prefix(&mark)));
+        assert!(stream.token().starts_with(&mark));
     }
 }

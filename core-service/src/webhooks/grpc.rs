@@ -261,10 +261,10 @@ impl pb::webhook_job_service_server::WebhookJobService for JobGrpc {
     ) -> Result<Response<Self::JobsStream>, Status> {
         let body = request.get_ref();
         let resumed = if body.resumed {
-            if body.held.len() > jobs::MAX_HELD {
+            if body.held.len() > proto::MAX_HELD_JOBS {
                 return Err(Status::invalid_argument(format!(
                     "held: at most {} delivery ids",
-                    jobs::MAX_HELD
+                    proto::MAX_HELD_JOBS
                 )));
             }
             let held = body

@@ -490,18 +490,12 @@ pub struct Resumed {
     pub held: Vec<Uuid>,
 }
 
-/// The most delivery ids a resumed worker may name as held: more than any worker holds (four
-/// times [`MAX_IN_FLIGHT`] per stream, reports on their way included).
-pub const MAX_HELD: usize = 4096;
-
 /// Gives back at once the deliveries leased to the worker of `mark` that it does not hold
 /// (the jobs its earlier stream's core leased and never sent it: that core may be gone), due
 /// now with no attempt counted; returns how many.
 async fn release_unheld(core: &Core, mark: &str, held: &[Uuid]) -> u64 {
     let now_ms = core.clock.now_ms();
-    match store::release_worker_leases(&core.db, &super::flow::token_prefix(mark), held, now_ms)
-        .await
-    {
+    match store::release_worker_leases(&core.db, mark, held, now_ms).await {
         Ok(n) => n,
         Err(err) => {
             tracing::warn!(error = %err, "could not give back a returning worker's unsent jobs; their leases will lapse");

@@ -617,13 +617,13 @@ pub async fn release_leases(
     Ok(released.rows_affected)
 }
 
-/// Gives back every delivery leased under a token that begins with `prefix` (one worker's,
-/// see `flow::worker_mark`) and not in `held`, whose lease is current: due at `now_ms`, no
+/// Gives back every delivery leased under a token that begins with `mark` (one worker's, see
+/// `flow::worker_mark`) and not in `held`, whose lease is current: due at `now_ms`, no
 /// attempt counted. Returns how many. Leased rows have `next_attempt_at_ms` = their lease's
 /// end, so the queue index finds them (one range per class).
 pub async fn release_worker_leases(
     db: &impl ConnectionTrait,
-    prefix: &str,
+    mark: &str,
     held: &[Uuid],
     now_ms: i64,
 ) -> AppResult<u64> {
@@ -635,7 +635,7 @@ pub async fn release_worker_leases(
         ]))
         .filter(webhook_deliveries::Column::NextAttemptAtMs.gt(now_ms))
         .filter(webhook_deliveries::Column::LeaseUntilMs.gt(now_ms))
-        .filter(webhook_deliveries::Column::LeaseToken.starts_with(prefix));
+        .filter(webhook_deliveries::Column::LeaseToken.starts_with(mark));
     if !held.is_empty() {
         update = update.filter(
             crate::bulk::uuid_in(
