@@ -463,6 +463,25 @@ fn cpu_secs(pid: &str) -> Option<f64> {
     Some((utime + stime) / TICKS_PER_SEC)
 }
 
+/// The whole machine's CPU time so far from `/proc/stat`, in ticks: (busy, stolen, all). Busy
+/// is user, nice, system, irq and softirq; stolen is what the hypervisor gave to other guests;
+/// all adds idle and iowait. `None` where `/proc/stat` cannot be read.
+fn machine_ticks() -> Option<(f64, f64, f64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<f64> = line
+        .split_whitespace()
+        .skip(1)
+        .take(8)
+        .map(|f| f.parse().ok())
+        .collect::<Option<_>>()?;
+    let [user, nice, system, idle, iowait, irq, softirq, steal] = v[..] else {
+        return None;
+    };
+    let busy = user + nice + system + irq + softirq;
+    Some((busy, steal, busy + steal + idle + iowait))
+}
+
 /// CPU seconds so far of every PostgreSQL backend serving this database, by pid (read from
 /// `/proc`, so only for a server on this machine). `None` on SQLite, or when no backend's
 /// `/proc` entry can be read.
@@ -494,6 +513,7 @@ struct CpuMark {
     processes: std::collections::BTreeMap<&'static str, f64>,
     receiver: Option<f64>,
     database: Option<HashMap<i32, f64>>,
+    machine: Option<(f64, f64, f64)>,
 }
 
 /// CPU seconds spent during a phase.
@@ -507,6 +527,9 @@ struct CpuSpent {
     /// This process (load generator, and the receiver unless external).
     bench: Option<f64>,
     receiver: Option<f64>,
+    /// The machine's busy and stolen shares of its CPU time (every CPU, this process and all
+    /// others): a closed loop near 100% busy is limited by CPU, so its rate follows CPU per send.
+    machine: Option<(f64, f64)>,
 }
 
 impl CpuMark {
@@ -520,6 +543,7 @@ impl CpuMark {
             processes: external.map(external::External::cpu).unwrap_or_default(),
             receiver: receiver.map(external::Receiver::cpu_secs),
             database: pg_backend_cpu(app).await,
+            machine: machine_ticks(),
         }
     }
 
@@ -551,6 +575,12 @@ impl CpuMark {
             roles,
             bench,
             receiver: end.receiver.zip(self.receiver).map(|(e, s)| e - s),
+            machine: match (self.machine, end.machine) {
+                (Some((b0, s0, a0)), Some((b1, s1, a1))) if a1 > a0 => {
+                    Some(((b1 - b0) / (a1 - a0), (s1 - s0) / (a1 - a0)))
+                }
+                _ => None,
+            },
         }
     }
 }
@@ -790,6 +820,14 @@ async fn report(
         per_send(spent.stack),
         per_send(spent.database)
     );
+    if let Some((busy, stolen)) = spent.machine {
+        println!(
+            "machine: {:.0}% busy, {:.0}% stolen by the hypervisor ({} CPUs, every process, load and drain)",
+            busy * 100.0,
+            stolen * 100.0,
+            std::thread::available_parallelism().map_or(0, |n| n.get())
+        );
+    }
     if !spent.roles.is_empty() {
         let mut line: Vec<String> = spent
             .roles
