@@ -2,7 +2,11 @@
 //! `CORE_URL` as a comma-separated list and reach the cores through a [`Cores`] picker.
 //!
 //! - One lazily connected channel per core; calls go round robin over the cores not marked
-//!   down.
+//!   down: call by call, or (the gateway, [`Cores::with_turn`]) in turns of a few
+//!   milliseconds, every call of one turn to the same core. Turns follow the wall clock, so
+//!   every gateway whose clock agrees sends the calls of a turn to the same core: the sends
+//!   that arrive together stay together, and that core's reads and writes carry them in the
+//!   same batches instead of half of them each on two cores.
 //! - A core is marked down when a call to it fails to connect, and probed every second (a new
 //!   connection) until it accepts one again; then it takes calls again.
 //! - A call that failed to connect was never sent, so it is sent to another core (one not
@@ -45,6 +49,8 @@ pub struct Cores {
 struct Inner {
     cores: Vec<Core>,
     next: AtomicUsize,
+    /// The length of a turn in microseconds; 0 for call by call.
+    turn_us: u64,
     probing: AtomicBool,
 }
 
@@ -98,9 +104,24 @@ impl Cores {
                 // Processes that make one call each (operator commands) start at different
                 // cores.
                 next: AtomicUsize::new(std::process::id() as usize),
+                turn_us: 0,
                 probing: AtomicBool::new(false),
             }),
         })
+    }
+
+    /// Calls go round robin in turns of `turn` (by the wall clock) instead of call by call;
+    /// a zero turn keeps call by call. Only on a picker not yet shared.
+    pub fn with_turn(mut self, turn: Duration) -> Cores {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.turn_us = turn.as_micros().min(u64::MAX as u128) as u64;
+        }
+        self
+    }
+
+    /// The length of a turn (zero: call by call).
+    pub fn turn(&self) -> Duration {
+        Duration::from_micros(self.inner.turn_us)
     }
 
     /// How many cores are listed.
@@ -151,6 +172,19 @@ impl Cores {
     }
 }
 
+/// The turn that `now_us` (microseconds since the Unix epoch) falls in, for turns of
+/// `turn_us`: the same number for every process whose clock agrees.
+fn turn_at(turn_us: u64, now_us: u64) -> usize {
+    (now_us / turn_us.max(1)) as usize
+}
+
+fn unix_micros() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as u64)
+        .unwrap_or_default()
+}
+
 fn any_https(urls: &[&str]) -> bool {
     urls.iter().any(|u| u.starts_with("https://"))
 }
@@ -159,6 +193,19 @@ impl Inner {
     /// The core for the next call: `prefer` when it is not marked down, else the next in turn
     /// not marked down, else the next in turn; never one of `tried`, when there is another.
     fn pick(&self, prefer: Option<usize>, tried: &[usize]) -> usize {
+        self.pick_from(prefer, tried, || match self.turn_us {
+            0 => self.next.fetch_add(1, Ordering::Relaxed),
+            turn => turn_at(turn, unix_micros()),
+        })
+    }
+
+    /// [`Inner::pick`], the turn's first core given by `start` (asked only when needed).
+    fn pick_from(
+        &self,
+        prefer: Option<usize>,
+        tried: &[usize],
+        start: impl FnOnce() -> usize,
+    ) -> usize {
         let n = self.cores.len();
         let all_tried = (0..n).all(|i| tried.contains(&i));
         let usable = |i: usize| all_tried || !tried.contains(&i);
@@ -168,7 +215,7 @@ impl Inner {
         {
             return i;
         }
-        let start = self.next.fetch_add(1, Ordering::Relaxed);
+        let start = start();
         let candidates = (0..n).map(|k| (start + k) % n).filter(|&i| usable(i));
         let mut first = None;
         for i in candidates {
@@ -378,5 +425,35 @@ mod tests {
         let mut sorted = picks.clone();
         sorted.sort();
         assert_eq!(sorted, [0, 1, 2], "{picks:?}");
+    }
+
+    #[tokio::test]
+    async fn in_turns_every_call_of_a_turn_goes_to_one_core_and_the_turns_go_round() {
+        let picker = cores("http://a:1,http://b:2,http://c:3").with_turn(Duration::from_millis(5));
+        assert_eq!(picker.turn(), Duration::from_millis(5));
+        let inner = &picker.inner;
+        let at = |now_us: u64, tried: &[usize]| {
+            inner.pick_from(None, tried, || turn_at(inner.turn_us, now_us))
+        };
+        // One turn: one core, whoever calls (the clock, not a counter, names it).
+        let first = at(1_000_000, &[]);
+        for now in [1_000_001, 1_002_500, 1_004_999] {
+            assert_eq!(at(now, &[]), first);
+        }
+        // The next turns: the next cores, then the first again.
+        assert_eq!(at(1_005_000, &[]), (first + 1) % 3);
+        assert_eq!(at(1_010_000, &[]), (first + 2) % 3);
+        assert_eq!(at(1_015_000, &[]), first);
+        // A core marked down gives its turns to the next; a call that failed to connect goes
+        // to another core within the turn.
+        inner.cores[first].down.store(true, Ordering::Relaxed);
+        assert_eq!(at(1_000_000, &[]), (first + 1) % 3);
+        inner.cores[first].down.store(false, Ordering::Relaxed);
+        assert_ne!(at(1_000_000, &[first]), first);
+        // A zero turn is call by call.
+        let per_call = cores("http://a:1,http://b:2").with_turn(Duration::ZERO);
+        let picks: Vec<usize> = (0..4).map(|_| per_call.inner.pick(None, &[])).collect();
+        assert_ne!(picks[0], picks[1], "{picks:?}");
+        assert_eq!(picks[0], picks[2], "{picks:?}");
     }
 }

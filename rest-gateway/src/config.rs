@@ -12,6 +12,13 @@ pub struct GatewayConfig {
     #[arg(long, env = "CORE_URL", default_value = "http://127.0.0.1:50051")]
     pub core_url: String,
 
+    /// With several cores: milliseconds of a turn, every call of one turn going to the same
+    /// core (turns follow the wall clock, so gateways turn together and the sends that arrive
+    /// together are batched together); 0 for call by call.
+    #[arg(long, env = "CORE_TURN_MS", default_value_t = 5,
+          value_parser = clap::value_parser!(u64).range(0..=1000))]
+    pub core_turn_ms: u64,
+
     /// PEM CA certificate to trust for an https:// CORE_URL (default: the system's roots).
     #[arg(long, env = "CORE_TLS_CA")]
     pub core_tls_ca: Option<std::path::PathBuf>,
@@ -92,6 +99,7 @@ impl GatewayConfig {
     pub fn for_core(core_url: impl Into<String>) -> Self {
         GatewayConfig {
             core_url: core_url.into(),
+            core_turn_ms: 5,
             core_tls_ca: None,
             internal_token: None,
             metrics_addr: proto::metrics::MetricsAddr(None),

@@ -63,7 +63,8 @@ impl AppState {
                 .timeout(timeout)
                 .tcp_nodelay(true)
         })
-        .map_err(|e| anyhow::anyhow!(e))?;
+        .map_err(|e| anyhow::anyhow!(e))?
+        .with_turn(Duration::from_millis(config.core_turn_ms));
         let channel = cores.channel();
         Ok(AppState(Arc::new(Clients {
             identity: IdentityServiceClient::new(channel.clone()),

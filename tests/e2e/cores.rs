@@ -101,11 +101,15 @@ e2e!(a_core_that_recovers_takes_calls_again, |app| async move {
     let gateway = app
         .gateway_for(&format!("{},{}", app.grpc_url, second.url()))
         .await;
-    // Both addresses take calls.
-    for _ in 0..4 {
-        assert_eq!(me(&app, &gateway.base, &token).await, 200);
-    }
-    assert!(second.connections() >= 1, "the second address took calls");
+    // Both addresses take calls (in turns of a few milliseconds: a few calls in a row may
+    // all go to one).
+    eventually("the second address takes calls", async || {
+        for _ in 0..4 {
+            assert_eq!(me(&app, &gateway.base, &token).await, 200);
+        }
+        (second.connections() >= 1).then_some(())
+    })
+    .await;
     // It goes down: calls keep succeeding on the first.
     second.down();
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -129,6 +133,63 @@ e2e!(a_core_that_recovers_takes_calls_again, |app| async move {
         .await
         .assert_ok(200);
 });
+
+/// How long `probe` takes to make its calls, at most, for them to fall in one turn of 1 s.
+const WITHIN_ONE_TURN: Duration = Duration::from_millis(800);
+
+e2e!(setting_core_turn_ms, |app| async move {
+    let (_, token) = app.user(FAN).await;
+    let (a, b) = (
+        Proxy::start(core_addr(&app)).await,
+        Proxy::start(core_addr(&app)).await,
+    );
+    let urls = format!("{},{}", a.url(), b.url());
+    // Turns of a second: every call of a turn goes to one core, the cores in turn by the wall
+    // clock (turn n to the (n mod 2)th address), so gateways turn together.
+    let gateway = app.gateway_with(&urls, |c| c.core_turn_ms = 1000).await;
+    let mut seen = [false; 2];
+    eventually(
+        "turns of 1 s send each turn's calls to one core, in turn",
+        async || {
+            // Start just after a turn begins, so that the calls fall in it.
+            let now = unix_ms();
+            tokio::time::sleep(Duration::from_millis(1000 - now % 1000 + 20)).await;
+            let turn = unix_ms() / 1000;
+            let before = (a.bytes_sent(), b.bytes_sent());
+            let started = std::time::Instant::now();
+            for _ in 0..4 {
+                assert_eq!(me(&app, &gateway.base, &token).await, 200);
+            }
+            if started.elapsed() > WITHIN_ONE_TURN || unix_ms() / 1000 != turn {
+                return None; // a slow machine: the calls ran into the next turn; again
+            }
+            let took = (a.bytes_sent() > before.0, b.bytes_sent() > before.1);
+            let first = turn.is_multiple_of(2);
+            let expected = (first, !first);
+            assert_eq!(took, expected, "turn {turn}: (first, second) took calls");
+            seen[(turn % 2) as usize] = true;
+            (seen == [true, true]).then_some(())
+        },
+    )
+    .await;
+    // 0: call by call, each address taking every other call.
+    let gateway = app.gateway_with(&urls, |c| c.core_turn_ms = 0).await;
+    let before = (a.bytes_sent(), b.bytes_sent());
+    for _ in 0..2 {
+        assert_eq!(me(&app, &gateway.base, &token).await, 200);
+    }
+    assert!(
+        a.bytes_sent() > before.0 && b.bytes_sent() > before.1,
+        "two calls in a row, one to each core"
+    );
+});
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
 
 /// One utility send whose `message.sent` delivery waits for a worker (none runs); returns its
 /// delivery id.

@@ -435,9 +435,19 @@ impl TestApp {
     /// A gateway of its own whose `CORE_URL` is `core_url` (one core or several, comma
     /// separated); stopped when the returned stack is dropped.
     pub async fn gateway_for(&self, core_url: &str) -> Stack {
+        self.gateway_with(core_url, |_| {}).await
+    }
+
+    /// [`TestApp::gateway_for`], its configuration changed by `configure` first.
+    pub async fn gateway_with(
+        &self,
+        core_url: &str,
+        configure: impl FnOnce(&mut GatewayConfig),
+    ) -> Stack {
         let mut config = GatewayConfig::for_core(core_url);
         config.core_tls_ca = self.core_tls_ca.clone();
         config.internal_token = self.config.internal_token.clone();
+        configure(&mut config);
         let gateway = GatewayApp::build(config).await.expect("gateway builds");
         let base = format!("http://{}", gateway.local_addr());
         let cancel = CancellationToken::new();

@@ -704,6 +704,12 @@ const ELSEWHERE: &[(&str, &str, &str, &str)] = &[
         "worker_concurrency",
     ),
     (
+        "CORE_TURN_MS",
+        "tests/e2e/cores.rs",
+        "setting_core_turn_ms",
+        "core_turn_ms",
+    ),
+    (
         "MAX_BODY_BYTES",
         "rest-gateway/tests/all_in_one_settings.rs",
         "max_body_bytes_takes_effect_in_the_all_in_one",
@@ -808,7 +814,8 @@ fn readme_this_table_and_the_binaries_name_the_same_settings() {
         assert!(
             source.contains(&format!("fn {test}("))
                 || source.contains(&format!("fn {name}("))
-                || source.contains(&format!("e2e!(\n    {test},")),
+                || source.contains(&format!("e2e!(\n    {test},"))
+                || source.contains(&format!("e2e!({test},")),
             "{var}: no test {test} in {file}"
         );
         assert!(source.contains(sets), "{var}: {file} never sets {sets}");

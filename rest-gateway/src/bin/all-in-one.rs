@@ -50,6 +50,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let grpc = core.local_addr();
     let gateway_config = GatewayConfig {
         core_url: format!("http://{grpc}"),
+        // One core: no turns to take.
+        core_turn_ms: 0,
         core_tls_ca: None,
         internal_token: internal_token.clone(),
         // One listener for the whole process: the core's METRICS_ADDR, below.
