@@ -43,6 +43,7 @@ fn set(names: &[&str]) -> BTreeSet<String> {
 /// What the standalone gateway reads.
 const GATEWAY_SETTINGS: &[&str] = &[
     "CORE_URL",
+    "CORE_TURN_MS",
     "CORE_TLS_CA",
     "INTERNAL_TOKEN",
     "METRICS_ADDR",
@@ -72,14 +73,20 @@ fn the_all_in_ones_help_lists_the_cores_the_gateways_and_the_workers_settings() 
             "GRPC_ADDR",
             "RETENTION_MESSAGES_DAYS",
         ])
-        .filter(|s| !matches!(**s, "CORE_URL" | "CORE_TLS_CA"))
+        .filter(|s| !matches!(**s, "CORE_URL" | "CORE_TURN_MS" | "CORE_TLS_CA"))
     {
         assert!(
             help.contains(*setting),
             "--help does not list {setting}: {help:?}"
         );
     }
-    for setting in ["CORE_URL", "CORE_TLS_CA", "GRPC_TLS_CERT", "GRPC_TLS_KEY"] {
+    for setting in [
+        "CORE_URL",
+        "CORE_TURN_MS",
+        "CORE_TLS_CA",
+        "GRPC_TLS_CERT",
+        "GRPC_TLS_KEY",
+    ] {
         assert!(
             !help.contains(setting),
             "--help lists {setting}, which it does not use"
