@@ -5,6 +5,9 @@ use std::time::Duration;
 
 use clap::{ArgAction, Args};
 
+/// `CORE_TURN_MS` unless set: 5 ms.
+pub const DEFAULT_CORE_TURN_MS: u64 = 5;
+
 #[derive(Debug, Clone, Args)]
 pub struct GatewayConfig {
     /// The core's gRPC address; several cores separated by commas (calls go round robin over
@@ -15,7 +18,7 @@ pub struct GatewayConfig {
     /// With several cores: milliseconds of a turn, every call of one turn going to the same
     /// core (turns follow the wall clock, so gateways turn together and the sends that arrive
     /// together are batched together); 0 for call by call.
-    #[arg(long, env = "CORE_TURN_MS", default_value_t = 5,
+    #[arg(long, env = "CORE_TURN_MS", default_value_t = DEFAULT_CORE_TURN_MS,
           value_parser = clap::value_parser!(u64).range(0..=1000))]
     pub core_turn_ms: u64,
 
@@ -99,7 +102,7 @@ impl GatewayConfig {
     pub fn for_core(core_url: impl Into<String>) -> Self {
         GatewayConfig {
             core_url: core_url.into(),
-            core_turn_ms: 5,
+            core_turn_ms: DEFAULT_CORE_TURN_MS,
             core_tls_ca: None,
             internal_token: None,
             metrics_addr: proto::metrics::MetricsAddr(None),
