@@ -31,6 +31,8 @@ struct ServeArgs {
     config: CoreConfig,
     #[command(flatten)]
     tls: GrpcTlsArgs,
+    #[command(flatten)]
+    runtime: proto::runtime::RuntimeArgs,
 }
 
 #[derive(Subcommand)]
@@ -53,10 +55,18 @@ struct MigrateArgs {
     status: bool,
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
     telemetry::init();
     let cli = Cli::parse();
+    // Serving takes RUNTIME_THREADS; the one-shot commands need one thread.
+    match &cli.command {
+        None => cli.serve.runtime.clone().block_on(run(cli)),
+        Some(Command::Serve(args)) => args.runtime.clone().block_on(run(cli)),
+        Some(_) => proto::runtime::one_shot(run(cli)),
+    }
+}
+
+async fn run(cli: Cli) -> std::process::ExitCode {
     let result = match cli.command {
         None => serve(cli.serve).await,
         Some(Command::Serve(args)) => serve(*args).await,

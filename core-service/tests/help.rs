@@ -75,6 +75,7 @@ fn serve_help_lists_the_cores_settings_and_no_other_binarys() {
         "RETENTION_REFRESH_FAMILIES_DAYS",
         "PURGE_INTERVAL_SECS",
         "PURGE_BATCH_SIZE",
+        "RUNTIME_THREADS",
     ]);
     assert_eq!(help_env(&[]), expected);
     assert_eq!(help_env(&["serve"]), expected);

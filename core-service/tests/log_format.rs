@@ -105,3 +105,38 @@ fn settings_meant_for_the_gateway_or_the_worker_are_ignored() {
     );
     assert!(lines.iter().any(|l| l.contains("core gRPC listening")));
 }
+
+/// The `runtime_threads` of the start-up line `async runtime started` (JSON logs).
+fn runtime_threads(lines: &[String]) -> u64 {
+    let line = lines
+        .iter()
+        .find(|l| l.contains("async runtime started"))
+        .unwrap_or_else(|| panic!("no runtime line in {lines:?}"));
+    let value: serde_json::Value = serde_json::from_str(line).unwrap();
+    value["fields"]["runtime_threads"].as_u64().unwrap()
+}
+
+#[test]
+fn runtime_threads_sizes_the_cores_runtime_and_a_bad_value_is_refused() {
+    let lines = first_lines_with(Some("json"), &[("RUNTIME_THREADS", "3")]);
+    assert_eq!(runtime_threads(&lines), 3);
+    let unset = first_lines_with(Some("json"), &[]);
+    assert_eq!(
+        runtime_threads(&unset) as usize,
+        std::thread::available_parallelism().unwrap().get(),
+        "one thread per CPU by default"
+    );
+    for bad in ["0", "lots"] {
+        let out = Command::new(BIN)
+            .env("RUNTIME_THREADS", bad)
+            .env("DATABASE_URL", "sqlite::memory:")
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "RUNTIME_THREADS={bad} was taken");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("RUNTIME_THREADS must be a whole number from 1 to 1024"),
+            "{stderr}"
+        );
+    }
+}

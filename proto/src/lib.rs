@@ -6,6 +6,7 @@ pub mod cores;
 pub mod error_code;
 pub mod metrics;
 pub mod net;
+pub mod runtime;
 pub mod shutdown;
 pub mod telemetry;
 

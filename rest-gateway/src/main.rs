@@ -18,12 +18,17 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Cli {
     #[command(flatten)]
     config: GatewayConfig,
+    #[command(flatten)]
+    runtime: proto::runtime::RuntimeArgs,
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
     rest_gateway_telemetry();
     let cli = Cli::parse();
+    cli.runtime.clone().block_on(run(cli))
+}
+
+async fn run(cli: Cli) -> std::process::ExitCode {
     let result = async {
         let app = GatewayApp::build(cli.config.clone()).await?;
         tracing::info!(addr = %app.local_addr(), core = %cli.config.core_url, "gateway listening");

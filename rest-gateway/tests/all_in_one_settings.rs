@@ -53,6 +53,7 @@ const GATEWAY_SETTINGS: &[&str] = &[
     "CORE_TIMEOUT_SECS",
     "HEADER_READ_TIMEOUT_SECS",
     "BODY_READ_TIMEOUT_SECS",
+    "RUNTIME_THREADS",
 ];
 
 #[test]
@@ -103,6 +104,7 @@ fn the_all_in_ones_help_lists_the_cores_the_gateways_and_the_workers_settings() 
     let mut expected = env_names::<core_service::CoreConfig>();
     expected.extend(env_names::<rest_gateway::HttpSettings>());
     expected.extend(env_names::<webhook_worker::WorkerSettings>());
+    expected.extend(env_names::<proto::runtime::RuntimeArgs>());
     assert_eq!(help, expected);
 }
 
@@ -162,4 +164,63 @@ fn max_body_bytes_takes_effect_in_the_all_in_one() {
     assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
     assert!(answer.contains("payload_too_large"), "{answer}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The `runtime_threads` that `bin`'s start-up line `async runtime started` reports (JSON
+/// logs), with `env` set.
+fn runtime_threads_of(bin: &str, env: &[(&str, &str)]) -> u64 {
+    let dir =
+        std::env::temp_dir().join(format!("aio-runtime-{}-{}", std::process::id(), env.len()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut command = Command::new(bin);
+    command
+        .env(
+            "DATABASE_URL",
+            format!("sqlite://{}/core.db", dir.display()),
+        )
+        .env("HTTP_ADDR", "127.0.0.1:0")
+        .env("GRPC_ADDR", "127.0.0.1:0")
+        .env("METRICS_ADDR", "off")
+        .env("CORE_URL", "http://127.0.0.1:9")
+        .env("LOG_FORMAT", "json")
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let _running = Running(child);
+    let line = BufReader::new(stderr)
+        .lines()
+        .map_while(Result::ok)
+        .find(|l| l.contains("async runtime started"))
+        .expect("a runtime line");
+    let _ = std::fs::remove_dir_all(&dir);
+    let value: serde_json::Value = serde_json::from_str(&line).unwrap();
+    value["fields"]["runtime_threads"].as_u64().unwrap()
+}
+
+#[test]
+fn runtime_threads_sizes_the_runtime_of_the_all_in_one_and_of_the_gateway() {
+    assert_eq!(runtime_threads_of(BIN, &[("RUNTIME_THREADS", "3")]), 3);
+    assert_eq!(runtime_threads_of(GATEWAY, &[("RUNTIME_THREADS", "1")]), 1);
+    assert_eq!(
+        runtime_threads_of(GATEWAY, &[]) as usize,
+        std::thread::available_parallelism().unwrap().get(),
+        "one thread per CPU by default"
+    );
+    for bin in [BIN, GATEWAY] {
+        let out = Command::new(bin)
+            .env("RUNTIME_THREADS", "0")
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{bin}: RUNTIME_THREADS=0 was taken");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("RUNTIME_THREADS must be a whole number from 1 to 1024"),
+            "{stderr}"
+        );
+    }
 }

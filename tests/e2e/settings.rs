@@ -518,6 +518,12 @@ const PROBED: &[(&str, &str)] = &[
 /// what that test sets).
 const ELSEWHERE: &[(&str, &str, &str, &str)] = &[
     (
+        "RUNTIME_THREADS",
+        "rest-gateway/tests/all_in_one_settings.rs",
+        "runtime_threads_sizes_the_runtime_of_the_all_in_one_and_of_the_gateway",
+        "RUNTIME_THREADS",
+    ),
+    (
         "DATABASE_URL",
         "core-service/tests/migrate_status.rs",
         "migrate_status_lists_applied_and_pending_migrations_on_postgres",
@@ -774,6 +780,7 @@ fn readme_this_table_and_the_binaries_name_the_same_settings() {
     claimed.extend(env_names::<rest_gateway::GatewayConfig>());
     claimed.extend(env_names::<webhook_worker::WorkerConfig>());
     claimed.extend(env_names::<AdminArgs>());
+    claimed.extend(env_names::<proto::runtime::RuntimeArgs>());
     claimed.extend(LOGGING.iter().map(|s| s.to_string()));
     let documented = documented();
     assert_eq!(

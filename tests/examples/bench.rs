@@ -119,8 +119,8 @@ struct Args {
     drain_timeout: u64,
     /// Deployments to run the phases on, in order: `all-in-one` (the stack in this process, as
     /// the all-in-one binary runs it) and `split` (two gateways, `--cores` cores and `--workers`
-    /// workers as separate processes of the release binaries, PostgreSQL only; the phases closed, rate
-    /// and baseline).
+    /// workers as separate processes of the release binaries, each with `RUNTIME_THREADS=1`
+    /// unless `--stack-env` sets it, PostgreSQL only; the phases closed, rate and baseline).
     #[arg(long, value_delimiter = ',', default_value = "all-in-one")]
     topology: Vec<String>,
     /// Where the release binaries of `--external` and the split topology are (default: beside

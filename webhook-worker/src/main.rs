@@ -18,12 +18,17 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Cli {
     #[command(flatten)]
     config: WorkerConfig,
+    #[command(flatten)]
+    runtime: proto::runtime::RuntimeArgs,
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
     proto::telemetry::init_logging(proto::telemetry::DEFAULT_FILTER);
     let cli = Cli::parse();
+    cli.runtime.clone().block_on(run(cli))
+}
+
+async fn run(cli: Cli) -> std::process::ExitCode {
     let cancel = CancellationToken::new();
     match cli.config.metrics_addr.serve(cancel.clone()).await {
         Ok(Some(addr)) => tracing::info!("metrics at http://{addr}/metrics"),

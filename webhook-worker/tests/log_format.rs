@@ -146,6 +146,7 @@ fn help_lists_only_the_workers_settings() {
         "INTERNAL_TOKEN",
         "METRICS_ADDR",
         "WORKER_CONCURRENCY",
+        "RUNTIME_THREADS",
     ];
     assert_eq!(named, expected.iter().map(|s| s.to_string()).collect());
 }
@@ -165,5 +166,27 @@ fn settings_meant_for_the_core_or_the_gateway_are_ignored() {
             ("PURGE_BATCH_SIZE", "huge"),
         ],
         false,
+    );
+}
+
+#[test]
+fn runtime_threads_sizes_the_workers_runtime_and_a_bad_value_is_refused() {
+    let lines = first_lines_with(&[("RUNTIME_THREADS", "2"), ("LOG_FORMAT", "json")], false);
+    let line = lines
+        .iter()
+        .find(|l| l.contains("async runtime started"))
+        .unwrap_or_else(|| panic!("no runtime line in {lines:?}"));
+    let value: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_eq!(value["fields"]["runtime_threads"], 2, "{line}");
+    let out = Command::new(BIN)
+        .env("RUNTIME_THREADS", "1025")
+        .env("CORE_URL", "http://127.0.0.1:9")
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "RUNTIME_THREADS=1025 was taken");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("RUNTIME_THREADS must be a whole number from 1 to 1024"),
+        "{stderr}"
     );
 }

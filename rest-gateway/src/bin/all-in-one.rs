@@ -27,12 +27,17 @@ struct Cli {
     /// The worker's settings (the worker takes jobs from the core in this process).
     #[command(flatten)]
     worker: webhook_worker::WorkerSettings,
+    #[command(flatten)]
+    runtime: proto::runtime::RuntimeArgs,
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
     telemetry::init();
     let cli = Cli::parse();
+    cli.runtime.clone().block_on(main_async(cli))
+}
+
+async fn main_async(cli: Cli) -> std::process::ExitCode {
     match run(cli).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(err) => {

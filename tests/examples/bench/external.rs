@@ -34,7 +34,12 @@ pub struct External {
     pub gateways: Vec<String>,
     /// The cores' gRPC URLs.
     pub cores: Vec<String>,
+    /// The processes' `RUNTIME_THREADS`, when set.
+    pub runtime_threads: Option<String>,
 }
+
+/// `RUNTIME_THREADS` of each process of the split topology, unless `--stack-env` sets it.
+pub const SPLIT_RUNTIME_THREADS: &str = "1";
 
 /// What every stack process is started with beyond its addresses.
 pub struct StackEnv {
@@ -109,6 +114,17 @@ fn core_env(env: &StackEnv, grpc_port: u16) -> Vec<(String, String)> {
     vars
 }
 
+impl StackEnv {
+    /// `RUNTIME_THREADS` as `--stack-env` sets it.
+    fn runtime_threads(&self) -> Option<String> {
+        self.extra
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "RUNTIME_THREADS")
+            .map(|(_, v)| v.clone())
+    }
+}
+
 impl External {
     fn spawn(
         &mut self,
@@ -123,6 +139,11 @@ impl External {
         vars.push(("METRICS_ADDR".into(), format!("127.0.0.1:{metrics_port}")));
         if !core && let Some(token) = &env.internal_token {
             vars.push(("INTERNAL_TOKEN".into(), token.clone()));
+        }
+        if role != "all-in-one" {
+            // Six processes share the machine's CPUs: each gets one runtime thread, as an
+            // operator would size them (README, Several cores), unless `--stack-env` says.
+            vars.push(("RUNTIME_THREADS".into(), SPLIT_RUNTIME_THREADS.into()));
         }
         let mut command = Command::new(bin_dir.join(bin));
         command
@@ -149,6 +170,7 @@ impl External {
             processes: Vec::new(),
             gateways: vec![format!("127.0.0.1:{http}")],
             cores: vec![format!("http://127.0.0.1:{grpc}")],
+            runtime_threads: env.runtime_threads(),
         };
         let mut vars = core_env(env, grpc);
         vars.push(("HTTP_ADDR".into(), format!("127.0.0.1:{http}")));
@@ -171,6 +193,10 @@ impl External {
             processes: Vec::new(),
             gateways: Vec::new(),
             cores,
+            runtime_threads: Some(
+                env.runtime_threads()
+                    .unwrap_or_else(|| SPLIT_RUNTIME_THREADS.into()),
+            ),
         };
         for port in &grpc {
             stack.spawn(
@@ -249,11 +275,15 @@ impl External {
     /// What the topology is called in the report.
     pub fn describe(&self) -> String {
         let count = |role| self.processes.iter().filter(|p| p.role == role).count();
+        let threads = match &self.runtime_threads {
+            Some(n) => format!(", RUNTIME_THREADS={n}"),
+            None => String::new(),
+        };
         if count("all-in-one") > 0 {
-            "all-in-one binary".to_string()
+            format!("all-in-one binary{threads}")
         } else {
             format!(
-                "split: {} gateways, {} cores, {} workers",
+                "split: {} gateways, {} cores, {} workers{threads} each",
                 count("gateways"),
                 count("cores"),
                 count("workers")
