@@ -3,7 +3,7 @@
 //! tokio's default is a worker thread per CPU. That suits a process that has its host's CPUs
 //! to itself. Processes that share them (several binaries on one host, or PostgreSQL beside
 //! them) spend much of a busy CPU waking each other's idle threads: on a 2-CPU machine a
-//! closed loop of sends cost a quarter less CPU per send with one thread per process (README,
+//! closed loop of sends cost a fifth less CPU per send with one thread per process (README,
 //! Several cores). The setting lets an operator give each process its share.
 
 use std::num::NonZeroUsize;
