@@ -23,10 +23,9 @@ impl FromStr for Threads {
     fn from_str(value: &str) -> Result<Self, Self::Err> {
         value
             .trim()
-            .parse::<usize>()
+            .parse::<NonZeroUsize>()
             .ok()
-            .filter(|n| (1..=MAX_THREADS).contains(n))
-            .and_then(NonZeroUsize::new)
+            .filter(|n| n.get() <= MAX_THREADS)
             .map(Threads)
             .ok_or_else(|| {
                 format!(
@@ -73,23 +72,25 @@ impl RuntimeArgs {
     /// Runs a binary's `main` to its end on the runtime [`Self::build`] makes; a runtime that
     /// cannot start is reported like any other start-up error.
     pub fn block_on(&self, main: impl Future<Output = ExitCode>) -> ExitCode {
-        match self.build() {
-            Ok(runtime) => runtime.block_on(main),
-            Err(err) => {
-                eprintln!("error: starting the async runtime: {err}");
-                ExitCode::FAILURE
-            }
-        }
+        run_on(self.build(), main)
     }
 }
 
 /// Runs a one-shot command (an operator command, a migration) to its end on a runtime of one
 /// thread: it waits on the network or the database, and starts no server.
 pub fn one_shot(main: impl Future<Output = ExitCode>) -> ExitCode {
-    match tokio::runtime::Builder::new_current_thread()
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
-        .build()
-    {
+        .build();
+    run_on(runtime, main)
+}
+
+/// Runs `main` on `runtime`, or reports why the runtime did not start.
+fn run_on(
+    runtime: std::io::Result<tokio::runtime::Runtime>,
+    main: impl Future<Output = ExitCode>,
+) -> ExitCode {
+    match runtime {
         Ok(runtime) => runtime.block_on(main),
         Err(err) => {
             eprintln!("error: starting the async runtime: {err}");

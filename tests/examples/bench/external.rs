@@ -34,7 +34,7 @@ pub struct External {
     pub gateways: Vec<String>,
     /// The cores' gRPC URLs.
     pub cores: Vec<String>,
-    /// The processes' `RUNTIME_THREADS`, when set.
+    /// The processes' `RUNTIME_THREADS`, when set (each is started with it).
     pub runtime_threads: Option<String>,
 }
 
@@ -140,10 +140,8 @@ impl External {
         if !core && let Some(token) = &env.internal_token {
             vars.push(("INTERNAL_TOKEN".into(), token.clone()));
         }
-        if role != "all-in-one" {
-            // Six processes share the machine's CPUs: each gets one runtime thread, as an
-            // operator would size them (README, Several cores), unless `--stack-env` says.
-            vars.push(("RUNTIME_THREADS".into(), SPLIT_RUNTIME_THREADS.into()));
+        if let Some(threads) = &self.runtime_threads {
+            vars.push(("RUNTIME_THREADS".into(), threads.clone()));
         }
         let mut command = Command::new(bin_dir.join(bin));
         command
@@ -193,6 +191,8 @@ impl External {
             processes: Vec::new(),
             gateways: Vec::new(),
             cores,
+            // Six processes share the machine's CPUs: each gets one runtime thread, as an
+            // operator would size them (README, Several cores), unless `--stack-env` says.
             runtime_threads: Some(
                 env.runtime_threads()
                     .unwrap_or_else(|| SPLIT_RUNTIME_THREADS.into()),
