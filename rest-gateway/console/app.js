@@ -1112,7 +1112,19 @@ const PAGES = {
 
 const NEEDS_BUSINESS = new Set(['#/team', '#/apps', '#/webhooks', '#/deliveries', '#/events', '#/messages', '#/broadcasts', '#/audience', '#/usage']);
 
-async function route() {
+// One page renders at a time, in the order the hash changed, and a render that a newer hash has
+// already replaced is skipped: a slow page (the account landing after sign-in, say) never paints
+// over the page the user went to next.
+let routing = Promise.resolve();
+let routeSeq = 0;
+
+function route() {
+  const seq = ++routeSeq;
+  routing = routing.then(() => (seq === routeSeq ? render() : undefined)).catch(() => {});
+  return routing;
+}
+
+async function render() {
   stopQr();
   stopBroadcastPolling();
   stopEventsPolling();

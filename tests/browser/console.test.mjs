@@ -563,12 +563,25 @@ try {
     await other.close();
   });
 
-  await step('a member is not offered what they may not do', async () => {
+  await step('a member is not offered what they may not do; a slow page never paints over the next', async () => {
     const memberContext = await newContext();
     const memberPage = await open(memberContext);
+    // Sign-in lands on the account page; its read of the business is held back while the member
+    // goes on to the team page, then let through: the team page is what stays on screen.
+    let release;
+    const held = new Promise((r) => { release = r; });
+    let holding = false;
+    await memberPage.route('**/business/me', async (r) => { holding = true; await held; await r.continue(); });
     await signInWithCode(memberPage, MEMBER);
+    await until('the account page reading the business', () => holding);
     await memberPage.goto(`${BASE}/console/#/team`);
+    const answered = memberPage.waitForResponse('**/business/me');
+    release();
+    await (await answered).finished();
     await memberPage.getByText('Only the owner or an admin can change the team.').waitFor();
+    await memberPage.evaluate(() => new Promise((r) => setTimeout(r, 250)));
+    assert.equal((await memberPage.locator('main h1').textContent()).trim(), 'Team');
+    await memberPage.unroute('**/business/me');
     assert.equal(await memberPage.getByRole('button', { name: 'Remove' }).count(), 0);
     await memberPage.goto(`${BASE}/console/#/apps`);
     await memberPage.getByText('Only the business owner manages developer apps').waitFor();
