@@ -4,6 +4,9 @@
 
 const KEY = 'bm.console.session';
 
+/** How long the console waits for an answer before it says the service did not answer. */
+const REQUEST_TIMEOUT_MS = 60000;
+
 export const session = {
   get() {
     try { return JSON.parse(localStorage.getItem(KEY)) || null; } catch { return null; }
@@ -63,6 +66,9 @@ const WORDS = {
 };
 
 export function describe(err) {
+  if (err && err.name === 'TimeoutError') {
+    return 'The service did not answer within a minute. Try again shortly.';
+  }
   if (!(err instanceof ApiError)) {
     return `Could not reach the service (${err && err.message ? err.message : err}).`;
   }
@@ -103,13 +109,26 @@ async function call(method, path, body, { auth = true, headers = {} } = {}) {
   if (body !== undefined) h['Content-Type'] = 'application/json';
   const s = session.get();
   if (auth && s && s.access_token) h.Authorization = `Bearer ${s.access_token}`;
-  const response = await fetch(path, {
-    method,
-    headers: h,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  // A request the service never answers ends after REQUEST_TIMEOUT_MS (the gateway itself
+  // answers within CORE_TIMEOUT_SECS), so a page waiting on it never holds up the next one.
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('no answer', 'TimeoutError')), REQUEST_TIMEOUT_MS);
+  let response;
   let envelope = null;
-  try { envelope = await response.json(); } catch { /* not JSON */ }
+  try {
+    response = await fetch(path, {
+      method,
+      headers: h,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: controller.signal,
+    });
+    try { envelope = await response.json(); } catch {
+      // Not JSON, unless the wait for its body ran out.
+      if (controller.signal.aborted) throw controller.signal.reason;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
   if (!response.ok || !envelope || envelope.success === false) {
     throw new ApiError(
       response.status,

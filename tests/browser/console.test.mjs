@@ -563,7 +563,7 @@ try {
     await other.close();
   });
 
-  await step('a member is not offered what they may not do; a slow page never paints over the next', async () => {
+  await step('a member is not offered what they may not do; a slow page never paints over the next, and one never answered ends after a minute', async () => {
     const memberContext = await newContext();
     const memberPage = await open(memberContext);
     // Sign-in lands on the account page; its read of the business is held back while the member
@@ -582,6 +582,20 @@ try {
     await memberPage.evaluate(() => new Promise((r) => setTimeout(r, 250)));
     assert.equal((await memberPage.locator('main h1').textContent()).trim(), 'Team');
     await memberPage.unroute('**/business/me');
+    // A read the service never answers ends after a minute (the page's clock runs fast here)
+    // with a sentence, and the next page is not held up behind it.
+    await memberPage.clock.install();
+    await memberPage.reload();
+    await memberPage.getByText('Only the owner or an admin can change the team.').waitFor();
+    let asked = false;
+    await memberPage.route('**/business/usage', () => { asked = true; /* never answered */ });
+    await memberPage.goto(`${BASE}/console/#/usage`);
+    await until('the usage page asking for the totals', () => asked);
+    await memberPage.clock.fastForward('01:01');
+    await memberPage.getByText('The service did not answer within a minute. Try again shortly.').waitFor();
+    await memberPage.unroute('**/business/usage');
+    await memberPage.goto(`${BASE}/console/#/team`);
+    await memberPage.getByText('Only the owner or an admin can change the team.').waitFor();
     assert.equal(await memberPage.getByRole('button', { name: 'Remove' }).count(), 0);
     await memberPage.goto(`${BASE}/console/#/apps`);
     await memberPage.getByText('Only the business owner manages developer apps').waitFor();
