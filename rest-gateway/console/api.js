@@ -111,23 +111,17 @@ async function call(method, path, body, { auth = true, headers = {} } = {}) {
   if (auth && s && s.access_token) h.Authorization = `Bearer ${s.access_token}`;
   // A request the service never answers ends after REQUEST_TIMEOUT_MS (the gateway itself
   // answers within CORE_TIMEOUT_SECS), so a page waiting on it never holds up the next one.
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException('no answer', 'TimeoutError')), REQUEST_TIMEOUT_MS);
-  let response;
+  const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+  const response = await fetch(path, {
+    method,
+    headers: h,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal,
+  });
   let envelope = null;
-  try {
-    response = await fetch(path, {
-      method,
-      headers: h,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: controller.signal,
-    });
-    try { envelope = await response.json(); } catch {
-      // Not JSON, unless the wait for its body ran out.
-      if (controller.signal.aborted) throw controller.signal.reason;
-    }
-  } finally {
-    clearTimeout(timer);
+  try { envelope = await response.json(); } catch {
+    // Not JSON, unless the wait for its body ran out.
+    if (signal.aborted) throw signal.reason;
   }
   if (!response.ok || !envelope || envelope.success === false) {
     throw new ApiError(
