@@ -15,6 +15,7 @@ use crate::harness::eventually;
 
 const BIZ: &str = "+14155550100";
 const FAN: &str = "+14155550200";
+const FAN2: &str = "+14155550201";
 
 e2e!(
     an_idempotency_key_replays_the_original_id_and_sends_nothing_again,
@@ -115,17 +116,41 @@ e2e!(
     |app| async move {
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &biz, FAN, false).await;
+        follower(&app, &biz, FAN2, false).await;
         app.set_user_status(FAN, "suspended").await;
-        let reply = send_v1(&app, &biz, utility(FAN), None).await;
+        // Sent together, so that one batch is likely to hold both.
+        let (reply, other) = futures::future::join(
+            send_v1(&app, &biz, utility(FAN), None),
+            send_v1(&app, &biz, utility(FAN2), None),
+        )
+        .await;
         reply.assert_ok(200);
+        other.assert_ok(200);
         let record = settled(&app, &biz.owner_token, reply.data()["id"].as_str().unwrap()).await;
         assert_eq!(record["status"], "failed");
+        let other = other.data()["id"].as_str().unwrap().to_string();
+        let record = settled(&app, &biz.owner_token, &other).await;
+        assert_eq!(record["status"], "delivered");
         let events = outcome_events(&app, &biz).await;
-        assert_eq!(events.len(), 1);
-        assert_eq!(events[0].event_type, "message.failed");
-        let data: Value = serde_json::from_str(&events[0].data).unwrap();
+        let failed: Vec<_> = events
+            .iter()
+            .filter(|e| e.event_type == "message.failed")
+            .collect();
+        assert_eq!((events.len(), failed.len()), (2, 1), "{events:?}");
+        let data: Value = serde_json::from_str(&failed[0].data).unwrap();
         assert_eq!(data["status"], "failed");
         assert_eq!(data["reason"], "recipient_inactive");
+        // The inbox holds the delivered message only, once.
+        use core_service::entities::inbox_messages;
+        let inbox: Vec<(uuid::Uuid, uuid::Uuid)> = inbox_messages::Entity::find()
+            .all(&app.core.db)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|row| (row.message_id, row.user_id))
+            .collect();
+        assert_eq!(inbox.len(), 1, "{inbox:?}");
+        assert_eq!(inbox[0].0.to_string(), other);
     }
 );
 

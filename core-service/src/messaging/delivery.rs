@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use sea_orm::{EntityTrait, QueryFilter, QuerySelect};
+use sea_orm::{ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QuerySelect, Statement};
 
 use super::outbox::{self, Outcome};
 use crate::domain::UserStatus;
@@ -162,23 +162,31 @@ impl DeliveryProvider for InboxDelivery {
     }
 }
 
-/// The inbox for a batch: one read of the recipients' statuses, one insert.
+/// The inbox for a batch: the recipients' statuses read and the active ones' inbox rows
+/// written, in one statement on PostgreSQL (its insert sees the statuses it answers with) and
+/// one read then one insert on SQLite.
 async fn inbox_batch(core: &Core, messages: &[messages::Model]) -> AppResult<Vec<Outcome>> {
     let recipients: Vec<uuid::Uuid> = messages.iter().map(|m| m.recipient_user_id).collect();
-    let statuses: HashMap<uuid::Uuid, String> = users::Entity::find()
-        .select_only()
-        .column(users::Column::Id)
-        .column(users::Column::Status)
-        .filter(crate::bulk::uuid_in(
-            core.db.get_database_backend(),
-            users::Column::Id,
-            recipients,
-        ))
-        .into_tuple::<(uuid::Uuid, String)>()
-        .all(&core.db)
-        .await?
-        .into_iter()
-        .collect();
+    let now = core.clock.now();
+    let postgres = core.db.get_database_backend() == DbBackend::Postgres;
+    let statuses: HashMap<uuid::Uuid, String> = if postgres {
+        read_and_put_in_inboxes(core, recipients, messages, now).await?
+    } else {
+        users::Entity::find()
+            .select_only()
+            .column(users::Column::Id)
+            .column(users::Column::Status)
+            .filter(crate::bulk::uuid_in(
+                core.db.get_database_backend(),
+                users::Column::Id,
+                recipients,
+            ))
+            .into_tuple::<(uuid::Uuid, String)>()
+            .all(&core.db)
+            .await?
+            .into_iter()
+            .collect()
+    };
     let mut outcomes = Vec::with_capacity(messages.len());
     let mut delivered = Vec::with_capacity(messages.len());
     for message in messages {
@@ -199,8 +207,55 @@ async fn inbox_batch(core: &Core, messages: &[messages::Model]) -> AppResult<Vec
             });
         }
     }
-    outbox::put_in_inboxes(&core.db, &delivered, core.clock.now()).await?;
+    if !postgres {
+        outbox::put_in_inboxes(&core.db, &delivered, now).await?;
+    }
     Ok(outcomes)
+}
+
+/// PostgreSQL: the statuses of `recipients`, and the inbox rows of those of `messages` whose
+/// recipient is active written (once: a row already there stays), in one statement.
+async fn read_and_put_in_inboxes(
+    core: &Core,
+    recipients: Vec<uuid::Uuid>,
+    messages: &[messages::Model],
+    now: chrono::DateTime<chrono::Utc>,
+) -> AppResult<HashMap<uuid::Uuid, String>> {
+    let rows: Vec<_> = messages
+        .iter()
+        .map(|message| outbox::inbox_row(message, now))
+        .collect();
+    let crate::bulk::Records {
+        table,
+        names,
+        json: records,
+    } = crate::bulk::records(&rows)?;
+    let sql = format!(
+        "WITH u AS (SELECT id, status FROM users WHERE id = ANY($1)), \
+         i AS (INSERT INTO \"{table}\" ({names}) SELECT {names} \
+         FROM jsonb_populate_recordset(NULL::\"{table}\", $2) r \
+         WHERE EXISTS (SELECT 1 FROM u WHERE u.id = r.user_id AND u.status = '{active}') \
+         ON CONFLICT (message_id) DO NOTHING) \
+         SELECT id, status FROM u",
+        active = UserStatus::Active.as_str(),
+    );
+    let ids: Vec<sea_orm::Value> = recipients.into_iter().map(Into::into).collect();
+    let values = [
+        sea_orm::Value::Array(sea_orm::sea_query::ArrayType::Uuid, Some(Box::new(ids))),
+        records,
+    ];
+    let rows = core
+        .db
+        .query_all_raw(Statement::from_sql_and_values(
+            DbBackend::Postgres,
+            sql,
+            values,
+        ))
+        .await?;
+    rows.iter()
+        .map(|row| Ok((row.try_get("", "id")?, row.try_get("", "status")?)))
+        .collect::<Result<_, sea_orm::DbErr>>()
+        .map_err(Into::into)
 }
 
 /// POSTs messages to an HTTP endpoint.

@@ -89,8 +89,8 @@ impl Dispatcher {
                 return;
             };
             // Messages this core accepted come first, already leased and read: single sends
-            // due now. The database is asked too when none wait, and at least every
-            // LEASE_EVERY while they keep coming.
+            // due now. The database is asked at least every LEASE_EVERY while they keep
+            // coming, and when none wait (at most once per LEASE_EVERY while busy).
             let mut batch = Vec::new();
             while batch.len() < BATCH.max(this.concurrency) {
                 match handed.try_recv() {
@@ -116,6 +116,17 @@ impl Dispatcher {
                     Ok(slot) => slot,
                     Err(_) => return,
                 };
+            } else if let Some(left) = LEASE_EVERY.checked_sub(last_lease.elapsed()) {
+                // Nothing handed over, and the database was asked a moment ago: wait for a
+                // hand-over (or the rest of LEASE_EVERY) before asking it again, rather than
+                // once between every two hand-overs.
+                drop(slot);
+                tokio::select! {
+                    () = cancel.cancelled() => break,
+                    () = this.core.dispatch_wakeup.notified() => {}
+                    () = tokio::time::sleep(left) => {}
+                }
+                continue;
             }
             last_lease = tokio::time::Instant::now();
             let scheduled_slot = scheduled_slots.clone().try_acquire_owned().ok();

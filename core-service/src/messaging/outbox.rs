@@ -584,16 +584,21 @@ pub async fn put_in_inboxes(
     now: DateTime<Utc>,
 ) -> AppResult<()> {
     for chunk in messages.chunks(500) {
-        let rows = chunk.iter().map(|message| inbox_messages::ActiveModel {
-            message_id: Set(message.id),
-            user_id: Set(message.recipient_user_id),
-            business_id: Set(message.business_id),
-            category: Set(message.category.clone()),
-            body: Set(message.body.clone()),
-            message_content: Set(message.message_content.clone()),
-            delivered_at: Set(now),
-        });
+        let rows = chunk.iter().map(|message| inbox_row(message, now));
         crate::bulk::insert_all(db, rows.collect(), &[inbox_messages::Column::MessageId]).await?;
     }
     Ok(())
+}
+
+/// The inbox row of a message delivered at `now`.
+pub fn inbox_row(message: &messages::Model, now: DateTime<Utc>) -> inbox_messages::ActiveModel {
+    inbox_messages::ActiveModel {
+        message_id: Set(message.id),
+        user_id: Set(message.recipient_user_id),
+        business_id: Set(message.business_id),
+        category: Set(message.category.clone()),
+        body: Set(message.body.clone()),
+        message_content: Set(message.message_content.clone()),
+        delivered_at: Set(now),
+    }
 }
