@@ -13,11 +13,14 @@ fn first_lines(format: Option<&str>) -> Vec<String> {
 
 /// As [`first_lines`], with `extra` in the environment.
 fn first_lines_with(format: Option<&str>, extra: &[(&str, &str)]) -> Vec<String> {
+    // A directory of its own per call: the tests run at once, and two cores migrating one
+    // SQLite file together collide.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!(
-        "core-log-{}-{}-{}",
+        "core-log-{}-{}-{call}",
         std::process::id(),
         format.unwrap_or("text"),
-        extra.len()
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let mut command = Command::new(BIN);
