@@ -106,6 +106,12 @@ where
     })
 }
 
+/// `ids` as one PostgreSQL `uuid[]` parameter.
+pub fn uuid_array(ids: impl IntoIterator<Item = Uuid>) -> Value {
+    let ids: Vec<Value> = ids.into_iter().map(Into::into).collect();
+    Value::Array(ArrayType::Uuid, Some(Box::new(ids)))
+}
+
 /// `column IN (ids)`: `column = ANY($1)` with one uuid array on PostgreSQL.
 pub fn uuid_in<C: ColumnTrait>(
     backend: DbBackend,

@@ -239,11 +239,7 @@ async fn read_and_put_in_inboxes(
          SELECT id, status FROM u",
         active = UserStatus::Active.as_str(),
     );
-    let ids: Vec<sea_orm::Value> = recipients.into_iter().map(Into::into).collect();
-    let values = [
-        sea_orm::Value::Array(sea_orm::sea_query::ArrayType::Uuid, Some(Box::new(ids))),
-        records,
-    ];
+    let values = [crate::bulk::uuid_array(recipients), records];
     let rows = core
         .db
         .query_all_raw(Statement::from_sql_and_values(

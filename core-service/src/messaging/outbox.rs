@@ -372,7 +372,7 @@ async fn record_outcomes_at_once(
         if message.emits_event {
             events.push(outcome_event(message, outcome));
         }
-        ids.push(sea_orm::Value::from(message.id));
+        ids.push(message.id);
         outcomes.push(serde_json::json!({
             "id": message.id,
             "status": if outcome.delivered { "delivered" } else { "failed" },
@@ -380,15 +380,12 @@ async fn record_outcomes_at_once(
         }));
     }
     let planned = crate::events::plan(events, now, &mut tally, lease, endpoints);
-    let uuids = |ids: Vec<sea_orm::Value>| {
-        sea_orm::Value::Array(sea_orm::sea_query::ArrayType::Uuid, Some(Box::new(ids)))
-    };
     let mut values = vec![
-        uuids(ids),
+        crate::bulk::uuid_array(ids),
         (decided.len() as i64).into(),
         sea_orm::Value::Json(Some(Box::new(serde_json::Value::Array(outcomes)))),
         now.into(),
-        uuids(done.iter().map(|&id| id.into()).collect()),
+        crate::bulk::uuid_array(done.iter().copied()),
     ];
     let all = "(SELECT ok FROM c)";
     let mut sql = format!(

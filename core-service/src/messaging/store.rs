@@ -537,8 +537,9 @@ async fn write_at_once(
     } else {
         let claims = crate::bulk::records(&claims)?;
         values.push(claims.json);
-        let ids: Vec<Value> = keyed.iter().map(|&i| sends[i].message.id.into()).collect();
-        values.push(Value::Array(ArrayType::Uuid, Some(Box::new(ids))));
+        values.push(crate::bulk::uuid_array(
+            keyed.iter().map(|&i| sends[i].message.id),
+        ));
         sql.push_str(&format!(
             "k AS (INSERT INTO \"{table}\" ({names}) SELECT {names} \
              FROM jsonb_populate_recordset(NULL::\"{table}\", $1) \
