@@ -41,6 +41,12 @@ impl Backend {
 /// How long a PostgreSQL call waits for a pooled connection (or a new one) before it fails.
 pub const POSTGRES_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// A pooled PostgreSQL connection idle at least this long is tested (a round trip) before it
+/// is handed out; one used more recently is not. Testing every checkout, sqlx's default, cost
+/// a round trip per statement; a connection that broke since its last use fails that use
+/// instead, as a statement in flight when the database goes away does.
+pub const IDLE_BEFORE_TEST: Duration = Duration::from_secs(1);
+
 /// Opens the pool. A SQLite file (and its folder) is created when missing; SQLite runs in WAL
 /// mode with one pooled connection, so writers never race for the lock.
 pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<DatabaseConnection> {
@@ -59,11 +65,13 @@ pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Database
                     .with_context(|| format!("creating {}", dir.display()))?;
             }
             // An in-memory database lives as long as its one connection.
+            // Nothing can cut an in-process connection: it is never tested before use.
             options
                 .max_connections(1)
                 .min_connections(1)
                 .idle_timeout(None)
-                .max_lifetime(None);
+                .max_lifetime(None)
+                .test_before_acquire(false);
             options.map_sqlx_sqlite_opts(|o| {
                 o.create_if_missing(true)
                     .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal)
@@ -79,7 +87,8 @@ pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Database
             options
                 .max_connections(max_connections.max(2))
                 .connect_timeout(POSTGRES_ACQUIRE_TIMEOUT)
-                .acquire_timeout(POSTGRES_ACQUIRE_TIMEOUT);
+                .acquire_timeout(POSTGRES_ACQUIRE_TIMEOUT)
+                .test_before_acquire_if_idle_for(IDLE_BEFORE_TEST);
         }
     }
     let mut conn = Database::connect(options)

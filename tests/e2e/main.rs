@@ -26,6 +26,7 @@ mod me;
 mod metrics;
 mod openapi;
 mod operator;
+mod pool;
 mod qr;
 mod recipes;
 mod retention;
