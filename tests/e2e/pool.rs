@@ -5,7 +5,10 @@
 
 use std::time::Duration;
 
-use sea_orm::{ConnectionTrait, DbBackend, Statement, TransactionTrait};
+use sea_orm::sea_query::{Expr, Query};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, Statement, TransactionTrait,
+};
 
 use crate::e2e;
 use crate::fixtures::{ALL_SCOPES, follower, live_business, send_v1, utility};
@@ -15,7 +18,7 @@ const BIZ: &str = "+14155550100";
 const FAN: &str = "+14155550200";
 
 /// A pool of its own on the test's database, configured as the core's is.
-async fn other_connection(app: &TestApp) -> sea_orm::DatabaseConnection {
+async fn own_pool(app: &TestApp) -> sea_orm::DatabaseConnection {
     core_service::db::connect(&app.config.database.database_url, 1)
         .await
         .expect("a second pool")
@@ -27,15 +30,15 @@ e2e!(
         let user: uuid::Uuid = app.create_user(FAN).await.parse().unwrap();
         // A pool that nothing else uses: the core's own would soon hand the connection to a
         // background task, whose first statement would send the ROLLBACK anyway.
-        let pool = other_connection(&app).await;
+        let pool = own_pool(&app).await;
         let txn = pool.begin().await.unwrap();
-        let touched = txn.execute_raw(touch(&txn, user)).await.unwrap();
-        assert_eq!(touched.rows_affected(), 1);
+        let touched = touch(&txn, user).await.unwrap();
+        assert_eq!(touched.rows_affected, 1);
         // Dropped without commit or rollback, as an error path or a canceled request does.
         drop(txn);
         // Another connection can take the row: the ROLLBACK went out when the connection went
         // back to the pool, not when the pool next hands that connection out.
-        let other = other_connection(&app).await;
+        let other = own_pool(&app).await;
         let backend = other.get_database_backend();
         let updated = tokio::time::timeout(Duration::from_secs(30), async {
             let txn = other.begin().await.unwrap();
@@ -44,7 +47,7 @@ e2e!(
                     .await
                     .unwrap();
             }
-            let updated = txn.execute_raw(touch(&txn, user)).await?;
+            let updated = touch(&txn, user).await?;
             txn.commit().await?;
             Ok(updated)
         })
@@ -55,18 +58,22 @@ e2e!(
 );
 
 /// An UPDATE of the user's row that changes nothing but takes its lock.
-fn touch(db: &impl ConnectionTrait, user: uuid::Uuid) -> Statement {
-    let sql = match db.get_database_backend() {
-        DbBackend::Postgres => "UPDATE users SET status = status WHERE id = $1",
-        _ => "UPDATE users SET status = status WHERE id = ?",
-    };
-    Statement::from_sql_and_values(db.get_database_backend(), sql, [user.into()])
+async fn touch(
+    db: &impl ConnectionTrait,
+    user: uuid::Uuid,
+) -> Result<sea_orm::UpdateResult, sea_orm::DbErr> {
+    use core_service::entities::users;
+    users::Entity::update_many()
+        .col_expr(users::Column::Status, Expr::col(users::Column::Status))
+        .filter(users::Column::Id.eq(user))
+        .exec(db)
+        .await
 }
 
-fn updated_rows(result: Result<sea_orm::ExecResult, sea_orm::DbErr>) -> u64 {
+fn updated_rows(result: Result<sea_orm::UpdateResult, sea_orm::DbErr>) -> u64 {
     result
         .expect("the row was still locked by the dropped transaction")
-        .rows_affected()
+        .rows_affected
 }
 
 e2e!(
@@ -90,14 +97,7 @@ e2e!(
         });
         futures::future::join_all(abandoned).await;
         for n in 0..40i64 {
-            let statement = Statement::from_sql_and_values(
-                backend,
-                match backend {
-                    DbBackend::Postgres => "SELECT $1::bigint AS n",
-                    _ => "SELECT ? AS n",
-                },
-                [n.into()],
-            );
+            let statement = backend.build(Query::select().expr_as(Expr::val(n), "n"));
             let row = db
                 .query_one_raw(statement)
                 .await
