@@ -183,6 +183,24 @@ pub fn accepted_in(source: &str, slot: usize, day: usize) -> String {
     )
 }
 
+/// The last part of a PostgreSQL statement that counts as succeeded, like [`Tally::settled`],
+/// the deliveries its `WITH` part `source` returns (with `business_id`): one upsert into slot
+/// `$slot` of the totals and of day `$day` (parameter numbers), rows in (business, day) order
+/// like [`Tally::apply`]'s. `$day` must not be [`TOTALS`].
+pub fn succeeded_in(source: &str, slot: usize, day: usize) -> String {
+    format!(
+        "INSERT INTO usage_counters (business_id, day, slot, webhooks_pending, \
+         webhooks_succeeded) \
+         SELECT s.business_id, d.day, CAST(${slot} AS INTEGER), \
+         -count(*) FILTER (WHERE d.day = {TOTALS}), count(*) \
+         FROM {source} s CROSS JOIN (VALUES ({TOTALS}), (CAST(${day} AS INTEGER))) AS d(day) \
+         GROUP BY s.business_id, d.day ORDER BY s.business_id, d.day \
+         ON CONFLICT (business_id, day, slot) DO UPDATE SET \
+         webhooks_pending = usage_counters.webhooks_pending + excluded.webhooks_pending, \
+         webhooks_succeeded = usage_counters.webhooks_succeeded + excluded.webhooks_succeeded"
+    )
+}
+
 /// A random slot for a transaction's counter rows.
 pub fn random_slot() -> i32 {
     rand::random_range(0..SLOTS)

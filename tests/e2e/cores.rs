@@ -14,6 +14,7 @@ use proto::v1::webhook_job_service_client::WebhookJobServiceClient;
 use sea_orm::EntityTrait;
 
 use crate::e2e;
+use crate::fixtures::jobs::*;
 use crate::fixtures::proxy::Proxy;
 use crate::fixtures::*;
 use crate::harness::{TestApp, eventually};
@@ -217,14 +218,6 @@ async fn pending_deliveries(app: &TestApp, receiver: &Receiver, n: usize) -> Vec
     .await
 }
 
-async fn delivery(app: &TestApp, id: uuid::Uuid) -> webhook_deliveries::Model {
-    webhook_deliveries::Entity::find_by_id(id)
-        .one(&app.core.db)
-        .await
-        .unwrap()
-        .expect("the delivery exists")
-}
-
 /// A worker's job stream on the core at `url`, and its first job.
 async fn take_one_job(
     url: &str,
@@ -240,34 +233,6 @@ async fn take_one_job(
     (client, stream, job)
 }
 
-/// A job stream on the core at `url` for the worker `worker_id`, resumed or not.
-async fn open_stream(
-    url: &str,
-    worker_id: &str,
-    resumed: bool,
-    held: &[&str],
-) -> Result<
-    (
-        WebhookJobServiceClient<tonic::transport::Channel>,
-        tonic::Streaming<pb::Job>,
-    ),
-    tonic::Status,
-> {
-    let mut client = WebhookJobServiceClient::connect(url.to_string())
-        .await
-        .unwrap();
-    let stream = client
-        .jobs(pb::JobsRequest {
-            worker_id: worker_id.into(),
-            max_in_flight: 4,
-            resumed,
-            held: held.iter().map(|id| id.to_string()).collect(),
-        })
-        .await?
-        .into_inner();
-    Ok((client, stream))
-}
-
 /// Waits (up to 20 s) for `stream` to end, as it does when its core stops.
 async fn wait_end(stream: &mut tonic::Streaming<pb::Job>) {
     let ended = tokio::time::timeout(Duration::from_secs(20), async {
@@ -275,35 +240,6 @@ async fn wait_end(stream: &mut tonic::Streaming<pb::Job>) {
     })
     .await;
     assert!(ended.is_ok(), "the stream ends when its core stops");
-}
-
-/// The report of a job the receiver answered with `status`.
-fn answered(job: &pb::Job, status: u32) -> pb::JobReport {
-    pb::JobReport {
-        delivery_id: job.delivery_id.clone(),
-        lease_token: job.lease_token.clone(),
-        http_status: Some(status),
-        error: None,
-        duration_ms: Some(5),
-    }
-}
-
-/// Reports through the core at `url`.
-async fn report_through(url: &str, reports: Vec<pb::JobReport>) {
-    WebhookJobServiceClient::connect(url.to_string())
-        .await
-        .unwrap()
-        .report_batch(pb::JobReports { reports })
-        .await
-        .unwrap();
-}
-
-async fn next_job(stream: &mut tonic::Streaming<pb::Job>) -> pb::Job {
-    tokio::time::timeout(Duration::from_secs(20), stream.next())
-        .await
-        .expect("a job within 20 s")
-        .expect("the stream is open")
-        .expect("a job")
 }
 
 e2e!(

@@ -29,6 +29,7 @@ mod operator;
 mod pool;
 mod qr;
 mod recipes;
+mod reports;
 mod retention;
 mod scheduled;
 mod secret_rotation;

@@ -305,6 +305,24 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
         metrics::histogram!("webhook_attempt_duration_seconds")
             .record(f64::from(report.duration_ms.unwrap_or(0)) / 1000.0);
     }
+    // PostgreSQL, every report a success that was not slow (the common case): one statement.
+    if core.db.get_database_backend() == sea_orm::DbBackend::Postgres
+        && others.is_empty()
+        && !parsed.iter().any(|(_, r)| slow(r))
+    {
+        let successes: Vec<store::Success<'_>> = parsed
+            .iter()
+            .map(|(id, r)| store::Success {
+                id: *id,
+                lease_token: r.lease_token.as_str(),
+                http_status: r.http_status.unwrap_or(0) as i32,
+                duration_ms: i64::from(r.duration_ms.unwrap_or(0)),
+            })
+            .collect();
+        let recorded = store::record_successes_at_once(&core.db, &successes, now).await?;
+        reported(core, reports.len(), recorded);
+        return Ok(());
+    }
     let durations: HashMap<Uuid, i64> = parsed
         .iter()
         .map(|(id, r)| (*id, i64::from(r.duration_ms.unwrap_or(0))))
@@ -382,6 +400,12 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
     if !slow_endpoints.is_empty() {
         core.slow_endpoints.learned();
     }
+    reported(core, reports.len(), recorded);
+    Ok(())
+}
+
+/// After `reports` reports were recorded, `recorded` of them current.
+fn reported(core: &Core, reports: usize, recorded: usize) {
     // While an endpoint is slow the streams lease it with the per-endpoint cap, counted in the
     // database: the slots these reports freed are taken at once (by this core's streams and,
     // on PostgreSQL, every other core's), not at a stream's next poll, so a capped endpoint
@@ -393,12 +417,7 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
     {
         core.webhook_wakeup.wake();
     }
-    tracing::debug!(
-        reports = reports.len(),
-        recorded,
-        "webhook attempts recorded"
-    );
-    Ok(())
+    tracing::debug!(reports, recorded, "webhook attempts recorded");
 }
 
 /// How a reported attempt went, as the `result` label of `webhook_attempts_total`: `2xx`,
@@ -413,6 +432,12 @@ fn attempt_label(report: &pb::JobReport) -> &'static str {
     }
 }
 
+/// Whether an attempt took [`SLOW_ATTEMPT`] or more, or got no answer at all.
+fn slow(report: &pb::JobReport) -> bool {
+    report.http_status.is_none()
+        || report.duration_ms.unwrap_or(0) >= SLOW_ATTEMPT.as_millis() as u32
+}
+
 /// The endpoints of reports that took [`SLOW_ATTEMPT`] or more, or got no answer at all.
 async fn slow_endpoints(
     db: &impl sea_orm::ConnectionTrait,
@@ -420,9 +445,7 @@ async fn slow_endpoints(
 ) -> AppResult<Vec<Uuid>> {
     let slow: Vec<Uuid> = reports
         .iter()
-        .filter(|(_, r)| {
-            r.http_status.is_none() || r.duration_ms.unwrap_or(0) >= SLOW_ATTEMPT.as_millis() as u32
-        })
+        .filter(|(_, r)| slow(r))
         .map(|(id, _)| *id)
         .collect();
     if slow.is_empty() {
