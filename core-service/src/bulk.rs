@@ -4,7 +4,7 @@
 //! count, and every text is a statement of its own: sqlx prepares it on the connection (its cache
 //! keeps 100 per connection, and the batched paths make far more than that, so most executions
 //! prepared again) and PostgreSQL parses and plans it each time. On PostgreSQL these helpers send
-//! the rows as one `jsonb` parameter read by `jsonb_populate_recordset`, and a list as one array
+//! the rows as one parameter (their JSON text) read by `jsonb_populate_recordset`, and a list as one array
 //! compared with `= ANY($1)`, so each is one prepared statement whatever the batch's size. SQLite
 //! prepares in-process and cheaply: there they build the usual statements.
 
@@ -39,14 +39,14 @@ where
         }
         return insert.exec_without_returning(db).await;
     }
+    let records = records(&rows)?;
+    let source = records.source(1);
     let Records {
         table,
         names,
         json: records,
-    } = records(&rows)?;
-    let mut sql = format!(
-        "INSERT INTO \"{table}\" ({names}) SELECT {names} FROM jsonb_populate_recordset(NULL::\"{table}\", $1)"
-    );
+    } = records;
+    let mut sql = format!("INSERT INTO \"{table}\" ({names}) SELECT {names} FROM {source}");
     if !conflict.is_empty() {
         let target = conflict
             .iter()
@@ -65,13 +65,25 @@ where
     Ok(done.rows_affected())
 }
 
-/// Rows as PostgreSQL's `jsonb_populate_recordset(NULL::"table", $n)` reads them back: the
-/// table's name, the quoted names of the columns some row sets (a row leaving one of them unset
-/// is an error, never a value dropped) and the rows as one `jsonb` parameter.
+/// Rows as PostgreSQL's `jsonb_populate_recordset(NULL::"table", $n::jsonb)` reads them back:
+/// the table's name, the quoted names of the columns some row sets (a row leaving one of them
+/// unset is an error, never a value dropped) and the rows as one parameter, their JSON text
+/// (written straight from the values: no tree of JSON values is built, copied when the
+/// statement is bound and walked again to encode it).
 pub struct Records {
     pub table: String,
     pub names: String,
     pub json: Value,
+}
+
+impl Records {
+    /// The rows in parameter `$n`, as a `FROM` item.
+    pub fn source(&self, n: usize) -> String {
+        format!(
+            "jsonb_populate_recordset(NULL::\"{}\", ${n}::jsonb)",
+            self.table
+        )
+    }
 }
 
 /// The [`Records`] of `rows`.
@@ -83,17 +95,28 @@ where
         <A::Entity as EntityTrait>::Column::iter()
             .filter(|c| rows.iter().any(|row| !row.is_not_set(*c)))
             .collect();
-    let mut records = Vec::with_capacity(rows.len());
-    for row in rows {
-        let mut record = serde_json::Map::with_capacity(columns.len());
-        for column in &columns {
+    let mut text = Vec::with_capacity(rows.len() * columns.len() * 24 + 2);
+    text.push(b'[');
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            text.push(b',');
+        }
+        text.push(b'{');
+        for (j, column) in columns.iter().enumerate() {
             let value = row.get(*column).into_value().ok_or_else(|| {
                 DbErr::Custom(format!("{}: a row leaves it unset", column.as_str()))
             })?;
-            record.insert(column.as_str().to_string(), json(value)?);
+            if j > 0 {
+                text.push(b',');
+            }
+            write_json(&mut text, &column.as_str())?;
+            text.push(b':');
+            write_json(&mut text, &Json(value))?;
         }
-        records.push(serde_json::Value::Object(record));
+        text.push(b'}');
     }
+    text.push(b']');
+    let text = String::from_utf8(text).map_err(|e| DbErr::Custom(e.to_string()))?;
     let names = columns
         .iter()
         .map(|c| format!("\"{}\"", c.as_str()))
@@ -102,7 +125,7 @@ where
     Ok(Records {
         table: <A::Entity as Default>::default().table_name().to_string(),
         names,
-        json: Value::Json(Some(Box::new(serde_json::Value::Array(records)))),
+        json: Value::String(Some(text)),
     })
 }
 
@@ -176,44 +199,71 @@ pub fn pairs_in<C: ColumnTrait>(
     ))
 }
 
-/// The JSON that `jsonb_populate_recordset` reads back into the column's type.
-fn json(value: Value) -> Result<serde_json::Value, DbErr> {
-    use serde_json::Value as J;
-    Ok(match value {
-        Value::Bool(v) => v.map_or(J::Null, J::Bool),
-        Value::SmallInt(v) => v.map_or(J::Null, J::from),
-        Value::Int(v) => v.map_or(J::Null, J::from),
-        Value::BigInt(v) => v.map_or(J::Null, J::from),
-        Value::Double(v) => v.map_or(J::Null, J::from),
-        Value::String(v) => v.map_or(J::Null, J::String),
-        Value::Uuid(v) => v.map_or(J::Null, |v| J::String(v.to_string())),
-        Value::ChronoDateTimeUtc(v) => v.map_or(J::Null, |v| {
-            J::String(v.to_rfc3339_opts(chrono::SecondsFormat::Micros, true))
-        }),
-        Value::Json(v) => v.map_or(J::Null, |v| *v),
-        other => {
-            return Err(DbErr::Custom(format!(
-                "insert_all: no JSON form for {other:?}"
-            )));
+/// A value as the JSON that `jsonb_populate_recordset` reads back into the column's type.
+struct Json(Value);
+
+impl serde::Serialize for Json {
+    fn serialize<S: serde::Serializer>(&self, out: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error as _;
+        match &self.0 {
+            Value::Bool(v) => v.serialize(out),
+            Value::SmallInt(v) => v.serialize(out),
+            Value::Int(v) => v.serialize(out),
+            Value::BigInt(v) => v.serialize(out),
+            Value::Double(v) => v.serialize(out),
+            Value::String(v) => v.serialize(out),
+            Value::Uuid(v) => v.serialize(out),
+            Value::ChronoDateTimeUtc(v) => match v {
+                Some(at) => out.collect_str(&at.format("%Y-%m-%dT%H:%M:%S%.6fZ")),
+                None => out.serialize_none(),
+            },
+            Value::Json(v) => v.serialize(out),
+            other => Err(S::Error::custom(format!("no JSON form for {other:?}"))),
         }
-    })
+    }
+}
+
+/// Appends `value`'s JSON text to `out`.
+fn write_json(out: &mut Vec<u8>, value: &impl serde::Serialize) -> Result<(), DbErr> {
+    serde_json::to_writer(out, value).map_err(|e| DbErr::Custom(format!("records: {e}")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn json(value: Value) -> Result<String, DbErr> {
+        let mut out = Vec::new();
+        write_json(&mut out, &Json(value))?;
+        Ok(String::from_utf8(out).unwrap())
+    }
+
     #[test]
     fn values_become_the_json_postgresql_reads_back() {
-        let at = chrono::DateTime::parse_from_rfc3339("2026-11-25T03:00:00.123456Z")
-            .unwrap()
-            .to_utc();
+        let at =
+            |text: &str| Value::from(chrono::DateTime::parse_from_rfc3339(text).unwrap().to_utc());
+        for (text, written) in [
+            (
+                "2026-11-25T03:00:00.123456Z",
+                r#""2026-11-25T03:00:00.123456Z""#,
+            ),
+            ("2026-11-25T03:00:00Z", r#""2026-11-25T03:00:00.000000Z""#),
+        ] {
+            assert_eq!(json(at(text)).unwrap(), written);
+        }
+        assert_eq!(json(Value::String(None)).unwrap(), "null");
+        assert_eq!(json(Value::from("a \"b\"\n")).unwrap(), r#""a \"b\"\n""#);
+        assert_eq!(json(Value::from(7_i64)).unwrap(), "7");
+        assert_eq!(json(Value::from(f64::NAN)).unwrap(), "null");
+        let id = Uuid::nil();
         assert_eq!(
-            json(Value::from(at)).unwrap(),
-            serde_json::json!("2026-11-25T03:00:00.123456Z")
+            json(Value::from(id)).unwrap(),
+            r#""00000000-0000-0000-0000-000000000000""#
         );
-        assert_eq!(json(Value::String(None)).unwrap(), serde_json::Value::Null);
-        assert_eq!(json(Value::from(7_i64)).unwrap(), serde_json::json!(7));
+        assert_eq!(
+            json(Value::Json(Some(Box::new(serde_json::json!({"k": [1]}))))).unwrap(),
+            r#"{"k":[1]}"#
+        );
         assert!(json(Value::Char(Some('x'))).is_err());
     }
 }

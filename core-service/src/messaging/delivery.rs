@@ -225,15 +225,17 @@ async fn read_and_put_in_inboxes(
         .iter()
         .map(|message| outbox::inbox_row(message, now))
         .collect();
+    let records = crate::bulk::records(&rows)?;
+    let source = records.source(2);
     let crate::bulk::Records {
         table,
         names,
         json: records,
-    } = crate::bulk::records(&rows)?;
+    } = records;
     let sql = format!(
         "WITH u AS (SELECT id, status FROM users WHERE id = ANY($1)), \
          i AS (INSERT INTO \"{table}\" ({names}) SELECT {names} \
-         FROM jsonb_populate_recordset(NULL::\"{table}\", $2) r \
+         FROM {source} r \
          WHERE EXISTS (SELECT 1 FROM u WHERE u.id = r.user_id AND u.status = '{active}') \
          ON CONFLICT (message_id) DO NOTHING) \
          SELECT id, status FROM u",

@@ -397,13 +397,13 @@ async fn record_outcomes_at_once(
          WHERE messages.id = ANY($1) AND messages.id = x.id AND {all})"
     );
     let mut part = |name: &str, records: crate::bulk::Records, values: &mut Vec<sea_orm::Value>| {
+        let source = records.source(values.len() + 1);
         values.push(records.json);
         sql.push_str(&format!(
             ", {name} AS (INSERT INTO \"{table}\" ({names}) SELECT {names} \
-             FROM jsonb_populate_recordset(NULL::\"{table}\", ${n}) WHERE {all})",
+             FROM {source} WHERE {all})",
             table = records.table,
             names = records.names,
-            n = values.len(),
         ));
     };
     if !planned.events.is_empty() {

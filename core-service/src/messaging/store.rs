@@ -536,33 +536,34 @@ async fn write_at_once(
         String::new()
     } else {
         let claims = crate::bulk::records(&claims)?;
+        let source = claims.source(1);
         values.push(claims.json);
         values.push(crate::bulk::uuid_array(
             keyed.iter().map(|&i| sends[i].message.id),
         ));
         sql.push_str(&format!(
             "k AS (INSERT INTO \"{table}\" ({names}) SELECT {names} \
-             FROM jsonb_populate_recordset(NULL::\"{table}\", $1) \
+             FROM {source} \
              ON CONFLICT (business_id, key) DO NOTHING RETURNING message_id), ",
             table = claims.table,
             names = claims.names,
         ));
         " WHERE r.id IN (SELECT message_id FROM k) OR NOT (r.id = ANY($2))".to_string()
     };
+    let m = messages.source(values.len() + 1);
     values.push(messages.json);
-    let m = values.len();
+    let o = outbox.source(values.len() + 1);
     values.push(outbox.json);
-    let o = values.len();
     values.push(crate::usage::random_slot().into());
     let slot = values.len();
     values.push(crate::usage::day_of(now_ms).into());
     let day = values.len();
     sql.push_str(&format!(
         "m AS (INSERT INTO \"{mt}\" ({mn}) SELECT {mn} \
-         FROM jsonb_populate_recordset(NULL::\"{mt}\", ${m}) AS r{filter} \
+         FROM {m} AS r{filter} \
          RETURNING id, business_id, category, status), \
          o AS (INSERT INTO \"{ot}\" ({on}) SELECT {on} \
-         FROM jsonb_populate_recordset(NULL::\"{ot}\", ${o}) AS r \
+         FROM {o} AS r \
          WHERE r.message_id IN (SELECT id FROM m)), \
          u AS ({usage}) \
          SELECT id FROM m",
