@@ -4,9 +4,9 @@
 //! count, and every text is a statement of its own: sqlx prepares it on the connection (its cache
 //! keeps 100 per connection, and the batched paths make far more than that, so most executions
 //! prepared again) and PostgreSQL parses and plans it each time. On PostgreSQL these helpers send
-//! the rows as one parameter (their JSON text) read by `jsonb_populate_recordset`, and a list as one array
-//! compared with `= ANY($1)`, so each is one prepared statement whatever the batch's size. SQLite
-//! prepares in-process and cheaply: there they build the usual statements.
+//! the rows as one parameter (their JSON text) read by `jsonb_populate_recordset`, and a list as
+//! one array compared with `= ANY($1)`, so each is one prepared statement whatever the batch's
+//! size. SQLite prepares in-process and cheaply: there they build the usual statements.
 
 use sea_orm::sea_query::{ArrayType, Expr, ExprTrait as _, OnConflict, PgFunc, SimpleExpr};
 use sea_orm::{
