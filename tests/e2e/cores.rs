@@ -195,27 +195,7 @@ fn unix_ms() -> u64 {
 /// One utility send whose `message.sent` delivery waits for a worker (none runs); returns its
 /// delivery id.
 async fn one_pending_delivery(app: &TestApp, receiver: &Receiver) -> uuid::Uuid {
-    pending_deliveries(app, receiver, 1).await[0]
-}
-
-/// `n` utility sends whose `message.sent` deliveries wait for a worker (none runs); returns
-/// their delivery ids.
-async fn pending_deliveries(app: &TestApp, receiver: &Receiver, n: usize) -> Vec<uuid::Uuid> {
-    app.stop_workers();
-    let biz = live_business(app, BIZ, ALL_SCOPES).await;
-    follower(app, &biz, FAN, false).await;
-    register_webhook(app, &biz, &receiver.url(), &["message.sent"]).await;
-    for _ in 0..n {
-        send_utility(app, &biz, FAN).await;
-    }
-    eventually("the deliveries are written", async || {
-        let rows = webhook_deliveries::Entity::find()
-            .all(&app.core.db)
-            .await
-            .unwrap();
-        (rows.len() == n).then(|| rows.into_iter().map(|d| d.id).collect())
-    })
-    .await
+    pending_deliveries(app, receiver, (BIZ, FAN), 1).await.1[0]
 }
 
 /// A worker's job stream on the core at `url`, and its first job.
@@ -317,7 +297,7 @@ e2e!(
     a_worker_back_from_a_core_that_is_gone_gets_the_jobs_it_never_received_at_once,
     |app| async move {
         let receiver = Receiver::start().await;
-        let ids = pending_deliveries(&app, &receiver, 2).await;
+        let (_, ids) = pending_deliveries(&app, &receiver, (BIZ, FAN), 2).await;
         let (first, second_id) = (ids[0], ids[1]);
         // The worker's stream on a second core takes both jobs; then that core stops (as one
         // killed does, it gives nothing back). Say the worker got only the first.

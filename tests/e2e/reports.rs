@@ -91,13 +91,7 @@ e2e!(
     a_batch_of_reports_records_each_current_one_once_and_a_stale_one_changes_nothing,
     |app| async move {
         let receiver = Receiver::start().await;
-        app.stop_workers();
-        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
-        follower(&app, &biz, FAN, false).await;
-        register_webhook(&app, &biz, &receiver.url(), &["message.sent"]).await;
-        for _ in 0..3 {
-            send_utility(&app, &biz, FAN).await;
-        }
+        let (biz, _) = pending_deliveries(&app, &receiver, (BIZ, FAN), 3).await;
         let (_client, mut stream) = open_stream(&app.grpc_url, "reporting-worker", false, &[])
             .await
             .unwrap();

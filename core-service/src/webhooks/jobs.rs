@@ -289,17 +289,9 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
         .iter()
         .filter_map(|r| Uuid::parse_str(&r.delivery_id).ok().map(|id| (id, r)))
         .collect();
-    let mut successes: BTreeMap<u32, Vec<(Uuid, &str)>> = BTreeMap::new();
-    let mut others = Vec::new();
-    for (id, report) in &parsed {
-        match (classify(report.http_status), report.http_status) {
-            (Verdict::Succeeded, Some(status)) => successes
-                .entry(status)
-                .or_default()
-                .push((*id, report.lease_token.as_str())),
-            _ => others.push((*id, *report)),
-        }
-    }
+    let succeeded = |report: &pb::JobReport| {
+        report.http_status.is_some() && classify(report.http_status) == Verdict::Succeeded
+    };
     for (_, report) in &parsed {
         metrics::counter!("webhook_attempts_total", "result" => attempt_label(report)).increment(1);
         metrics::histogram!("webhook_attempt_duration_seconds")
@@ -307,8 +299,7 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
     }
     // PostgreSQL, every report a success that was not slow (the common case): one statement.
     if core.db.get_database_backend() == sea_orm::DbBackend::Postgres
-        && others.is_empty()
-        && !parsed.iter().any(|(_, r)| slow(r))
+        && parsed.iter().all(|(_, r)| succeeded(r) && !slow(r))
     {
         let successes: Vec<store::Success<'_>> = parsed
             .iter()
@@ -322,6 +313,17 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
         let recorded = store::record_successes_at_once(&core.db, &successes, now).await?;
         reported(core, reports.len(), recorded);
         return Ok(());
+    }
+    let mut successes: BTreeMap<u32, Vec<(Uuid, &str)>> = BTreeMap::new();
+    let mut others = Vec::new();
+    for (id, report) in &parsed {
+        match report.http_status {
+            Some(status) if succeeded(report) => successes
+                .entry(status)
+                .or_default()
+                .push((*id, report.lease_token.as_str())),
+            _ => others.push((*id, *report)),
+        }
     }
     let durations: HashMap<Uuid, i64> = parsed
         .iter()
