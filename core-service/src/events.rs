@@ -104,6 +104,151 @@ pub async fn active_endpoints(
         .await?)
 }
 
+/// PostgreSQL: [`active_endpoints`], each with its row version (`xmin`, which every update
+/// of the row changes), for [`EndpointCache`].
+pub async fn active_endpoints_versioned(
+    db: &impl ConnectionTrait,
+    businesses: &[Uuid],
+) -> AppResult<Vec<(webhooks::Model, String)>> {
+    use sea_orm::FromQueryResult;
+    let rows = db
+        .query_all_raw(sea_orm::Statement::from_sql_and_values(
+            DbBackend::Postgres,
+            "SELECT *, xmin::text AS row_version FROM webhooks \
+             WHERE business_id = ANY($1) AND active",
+            [crate::bulk::uuid_array(businesses.iter().copied())],
+        ))
+        .await?;
+    rows.iter()
+        .map(|row| {
+            Ok((
+                webhooks::Model::from_query_result(row, "")?,
+                row.try_get::<String>("", "row_version")?,
+            ))
+        })
+        .collect::<Result<_, sea_orm::DbErr>>()
+        .map_err(Into::into)
+}
+
+/// PostgreSQL: the active endpoints of recently seen businesses as last read, so that the
+/// dispatcher plans an outcome batch's deliveries without reading them first. Never trusted
+/// alone: the statement that writes the deliveries checks that the endpoints are still those
+/// read ([`EndpointCheck::sql`]) and writes nothing otherwise, so an endpoint created,
+/// changed or removed by any core since is seen by the next batch.
+#[derive(Debug, Default)]
+pub struct EndpointCache {
+    businesses: std::sync::Mutex<std::collections::HashMap<Uuid, Vec<(webhooks::Model, String)>>>,
+}
+
+/// The most businesses [`EndpointCache`] holds; when full it starts again empty.
+const CACHED_BUSINESSES: usize = 10_000;
+
+impl EndpointCache {
+    fn map(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<Uuid, Vec<(webhooks::Model, String)>>>
+    {
+        self.businesses
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The active endpoints of `businesses` (sorted, no duplicates), with the check that they
+    /// still hold; reads and keeps those of businesses not known yet.
+    pub async fn endpoints(
+        &self,
+        db: &impl ConnectionTrait,
+        businesses: Vec<Uuid>,
+    ) -> AppResult<(Vec<webhooks::Model>, EndpointCheck)> {
+        let missing: Vec<Uuid> = {
+            let map = self.map();
+            businesses
+                .iter()
+                .copied()
+                .filter(|b| !map.contains_key(b))
+                .collect()
+        };
+        if !missing.is_empty() {
+            let read = active_endpoints_versioned(db, &missing).await?;
+            let mut map = self.map();
+            if map.len() + missing.len() > CACHED_BUSINESSES {
+                map.clear();
+            }
+            for business in &missing {
+                map.insert(*business, Vec::new());
+            }
+            for (endpoint, version) in read {
+                map.entry(endpoint.business_id)
+                    .or_default()
+                    .push((endpoint, version));
+            }
+        }
+        let map = self.map();
+        let mut endpoints = Vec::new();
+        let mut versions = Vec::new();
+        for business in &businesses {
+            for (endpoint, version) in map.get(business).into_iter().flatten() {
+                endpoints.push(endpoint.clone());
+                versions.push((endpoint.id, version.clone()));
+            }
+        }
+        versions.sort();
+        Ok((
+            endpoints,
+            EndpointCheck {
+                businesses,
+                versions: versions
+                    .into_iter()
+                    .map(|(id, version)| format!("{id}:{version}"))
+                    .collect(),
+            },
+        ))
+    }
+
+    /// Drops what is known of `businesses` (their endpoints moved): the next batch reads them.
+    pub fn forget(&self, businesses: &[Uuid]) {
+        let mut map = self.map();
+        for business in businesses {
+            map.remove(business);
+        }
+    }
+}
+
+/// That the active endpoints of some businesses are still those read: their ids and row
+/// versions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EndpointCheck {
+    pub businesses: Vec<Uuid>,
+    /// `id:xmin` of each endpoint, in id order.
+    pub versions: Vec<String>,
+}
+
+impl EndpointCheck {
+    /// PostgreSQL: a query answering `ok`, true when the active endpoints of the businesses
+    /// in parameter `$businesses` (a uuid array) are exactly those of parameter `$versions`
+    /// (a text array from [`Self::values`]).
+    pub fn sql(businesses: usize, versions: usize) -> String {
+        format!(
+            "SELECT coalesce(array_agg(id::text || ':' || xmin::text ORDER BY id), '{{}}') \
+             = ${versions}::text[] AS ok FROM webhooks \
+             WHERE business_id = ANY(${businesses}) AND active"
+        )
+    }
+
+    /// The two parameters of [`Self::sql`]: the businesses, then the versions.
+    pub fn values(&self) -> [sea_orm::Value; 2] {
+        let versions: Vec<sea_orm::Value> =
+            self.versions.iter().map(|v| v.clone().into()).collect();
+        [
+            crate::bulk::uuid_array(self.businesses.iter().copied()),
+            sea_orm::Value::Array(
+                sea_orm::sea_query::ArrayType::String,
+                Some(Box::new(versions)),
+            ),
+        ]
+    }
+}
+
 /// Those of `endpoints` that get `business_id`'s events of `event_type`.
 pub fn subscribed<'a>(
     endpoints: &'a [webhooks::Model],

@@ -45,6 +45,8 @@ pub struct Core {
     pub slow_endpoints: SlowEndpoints,
     /// Which job stream leased each open lease token (the streams' flow control).
     pub job_credits: JobCredits,
+    /// The active endpoints of recently seen businesses (PostgreSQL; checked where used).
+    pub endpoint_cache: crate::events::EndpointCache,
 }
 
 impl Core {
@@ -85,6 +87,7 @@ impl Core {
             broadcast_wakeup: tokio::sync::Notify::new(),
             slow_endpoints: Default::default(),
             job_credits: Default::default(),
+            endpoint_cache: Default::default(),
             webhooks: WebhookSettings {
                 retry_unit: Duration::from_secs_f64(
                     config.webhooks.webhook_retry_unit_secs.max(0.001),

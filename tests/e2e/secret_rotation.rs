@@ -15,22 +15,13 @@ use core_service::clock::Clock;
 
 use crate::e2e;
 use crate::fixtures::{
-    ALL_SCOPES, Business, Received, Receiver, add_member, deliveries_log, live_business,
-    register_webhook, v1_values, verify_signature,
+    ALL_SCOPES, Business, Received, Receiver, add_member, caller_secret, deliveries_log,
+    live_business, register_webhook, v1_values, verify_signature,
 };
 use crate::harness::{TestApp, eventually};
 
 const BIZ: &str = "+14155550100";
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
-
-/// A secret as a caller generates it: `whsec_` + standard base64 of `n` random bytes.
-fn caller_secret(n: usize) -> String {
-    let bytes: Vec<u8> = (0..n.div_ceil(16))
-        .flat_map(|_| *uuid::Uuid::new_v4().as_bytes())
-        .take(n)
-        .collect();
-    format!("whsec_{}", B64.encode(bytes))
-}
 
 /// Which of `secrets` the Standard Webhooks `webhook-signature` of `received` verifies with,
 /// in its order (each value checked over `<webhook-id>.<webhook-timestamp>.<body>`).

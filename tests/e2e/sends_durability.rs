@@ -546,28 +546,26 @@ e2e!(
         let now = core_service::clock::Clock::now(&app.clock);
         // The first is decided, then a batch holding it again (a lease that lapsed mid-delivery)
         // and the second: only the second is recorded by it.
-        let (recorded, queued, _) = record_outcomes(
+        let recorded = record_outcomes(
             &app.core.db,
             &[(first.clone(), delivered.clone())],
             &[first.id],
             now,
-            None,
-            None,
+            Default::default(),
         )
         .await
         .unwrap();
-        assert_eq!((recorded, queued), (1, 1));
-        let (recorded, queued, _) = record_outcomes(
+        assert_eq!((recorded.decided, recorded.queued), (1, 1));
+        let recorded = record_outcomes(
             &app.core.db,
             &[(first.clone(), failed.clone()), (second.clone(), failed)],
             &[first.id, second.id],
             now,
-            None,
-            None,
+            Default::default(),
         )
         .await
         .unwrap();
-        assert_eq!((recorded, queued), (1, 1));
+        assert_eq!((recorded.decided, recorded.queued), (1, 1));
 
         let record = settled(&app, &biz.owner_token, &first.id.to_string()).await;
         assert_eq!(record["status"], "delivered", "decided once, never again");
@@ -598,6 +596,127 @@ e2e!(
         assert_eq!(usage.data()["messages"]["delivered"], 1);
         assert_eq!(usage.data()["messages"]["failed"], 1);
         assert_eq!(usage.data()["messages"]["accepted"], 0);
+    }
+);
+
+e2e!(
+    inbox_outcomes_in_one_statement_write_nothing_when_a_recipient_or_an_endpoint_moved,
+    |app| async move {
+        use core_service::entities::{
+            inbox_messages, message_outbox, messages, webhook_deliveries,
+        };
+        use core_service::messaging::outbox::{
+            AtOnce, Inboxed, Outcome, Planning, record_outcomes_at_once,
+        };
+        use sea_orm::PaginatorTrait;
+        // PostgreSQL's dispatcher delivers in-app messages and records their outcomes in one
+        // statement, taking every recipient as active and the endpoints as it knows them;
+        // SQLite's (and any other provider) asks the provider, then records.
+        if app.core.db.get_database_backend() != sea_orm::DbBackend::Postgres {
+            return;
+        }
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        follower(&app, &biz, FAN2, false).await;
+        register_webhook(&app, &biz, "http://127.0.0.1:9/hook", &["message.sent"]).await;
+        // Two messages held by a dispatcher that never sends them (the hand-off queue taken).
+        let mut handed = app
+            .core
+            .sends
+            .open_handoff("held", Duration::from_secs(300), 2);
+        send_v1(&app, &biz, utility(FAN), None).await.assert_ok(200);
+        send_v1(&app, &biz, utility(FAN2), None)
+            .await
+            .assert_ok(200);
+        let first = handed.try_recv().expect("handed").message;
+        let second = handed.try_recv().expect("handed").message;
+        let ids = [first.id, second.id];
+        let delivered = Outcome {
+            delivered: true,
+            reason: None,
+        };
+        let decided = [
+            (first.clone(), delivered.clone()),
+            (second.clone(), delivered),
+        ];
+        let messages = [&first, &second];
+        let inboxed = Some(Inboxed {
+            messages: &messages,
+            active_status: "active",
+        });
+        let db = &app.core.db;
+        let cache = &app.core.endpoint_cache;
+        let (endpoints, check) = cache.endpoints(db, vec![first.business_id]).await.unwrap();
+        assert_eq!(endpoints.len(), 1);
+        let now = core_service::clock::Clock::now(&app.clock);
+        let written = async || {
+            let accepted = messages::Entity::find()
+                .filter(messages::Column::Id.is_in(ids))
+                .filter(messages::Column::Status.eq("accepted"))
+                .count(db)
+                .await
+                .unwrap();
+            let inbox = inbox_messages::Entity::find().count(db).await.unwrap();
+            let outbox = message_outbox::Entity::find()
+                .filter(message_outbox::Column::MessageId.is_in(ids))
+                .count(db)
+                .await
+                .unwrap();
+            let queued = webhook_deliveries::Entity::find().count(db).await.unwrap();
+            (accepted, inbox, outbox, queued)
+        };
+        let nothing = (2, 0, 2, 0);
+
+        // A recipient suspended since the send.
+        app.set_user_status(FAN2, "suspended").await;
+        let planning = Planning {
+            lease: None,
+            endpoints: Some(&endpoints),
+            check: Some(&check),
+        };
+        let answer = record_outcomes_at_once(db, &decided, &ids, now, planning, inboxed).await;
+        assert!(
+            matches!(answer, Ok(AtOnce::RecipientInactive)),
+            "{answer:?}"
+        );
+        assert_eq!(written().await, nothing);
+        assert!(outcome_events(&app, &biz).await.is_empty());
+
+        // Active again, but the business has another endpoint now.
+        app.set_user_status(FAN2, "active").await;
+        register_webhook(&app, &biz, "http://127.0.0.1:9/other", &["message.sent"]).await;
+        let answer = record_outcomes_at_once(db, &decided, &ids, now, planning, inboxed).await;
+        assert!(matches!(answer, Ok(AtOnce::EndpointsMoved)), "{answer:?}");
+        assert_eq!(written().await, nothing);
+        assert!(outcome_events(&app, &biz).await.is_empty());
+
+        // Known again: both delivered, to both endpoints, in one statement.
+        cache.forget(&[first.business_id]);
+        let (endpoints, check) = cache.endpoints(db, vec![first.business_id]).await.unwrap();
+        assert_eq!(endpoints.len(), 2);
+        let planning = Planning {
+            lease: None,
+            endpoints: Some(&endpoints),
+            check: Some(&check),
+        };
+        let answer = record_outcomes_at_once(db, &decided, &ids, now, planning, inboxed).await;
+        let Ok(AtOnce::Recorded(recorded)) = answer else {
+            panic!("{answer:?}");
+        };
+        assert_eq!((recorded.decided, recorded.queued), (2, 4));
+        assert_eq!(written().await, (0, 2, 0, 4));
+        assert_eq!(outcome_events(&app, &biz).await.len(), 2);
+        for id in ids {
+            let record = settled(&app, &biz.owner_token, &id.to_string()).await;
+            assert_eq!(record["status"], "delivered");
+        }
+
+        // Once only: the same batch again finds them decided.
+        let answer = record_outcomes_at_once(db, &decided, &ids, now, planning, inboxed).await;
+        assert!(matches!(answer, Ok(AtOnce::Decided)), "{answer:?}");
+        assert_eq!(written().await, (0, 2, 0, 4));
+        let usage = app.get("/business/usage", Some(&biz.owner_token)).await;
+        assert_eq!(usage.data()["messages"]["delivered"], 2);
     }
 );
 

@@ -1,5 +1,6 @@
 //! Webhook endpoints end to end: validation and the secret shown once, pause and resume, the
-//! test event and its limit, roles, and the per-business cap.
+//! test event and its limit, roles, and the per-business cap; each outcome's deliveries go to
+//! the endpoints as they stand when it is recorded.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,8 +10,8 @@ use serde_json::{Value, json};
 
 use crate::e2e;
 use crate::fixtures::{
-    ALL_SCOPES, Receiver, add_member, deliveries_log, follower, live_business, register_webhook,
-    send_utility, verify_signature, wait_delivery,
+    ALL_SCOPES, Receiver, add_member, caller_secret, deliveries_log, follower, live_business,
+    register_webhook, send_utility, settled, verify_signature, wait_delivery,
 };
 use crate::harness::Options;
 
@@ -364,5 +365,120 @@ e2e!(
         test(&b).await.assert_ok(200);
         app.clock.advance(Duration::from_secs(61));
         test(&a).await.assert_ok(200);
+    }
+);
+
+/// How many deliveries the business's log holds for each endpoint, once message `id` has its
+/// outcome (its deliveries are written with it).
+async fn deliveries_by_endpoint(
+    app: &crate::harness::TestApp,
+    biz: &crate::fixtures::Business,
+    id: &str,
+    endpoints: &[&str],
+) -> Vec<usize> {
+    settled(app, &biz.owner_token, id).await;
+    let log = deliveries_log(app, biz).await;
+    endpoints
+        .iter()
+        .map(|e| log.iter().filter(|d| d["webhook_id"] == *e).count())
+        .collect()
+}
+
+e2e!(
+    each_outcome_goes_to_the_endpoints_as_they_stand_when_it_is_recorded,
+    three_endpoints(),
+    |app| async move {
+        // A core plans an outcome's deliveries from the endpoints it knows of the business:
+        // every change to them (here through this core, as through any other) is seen by the
+        // next outcome.
+        let (one, two) = (Receiver::start().await, Receiver::start().await);
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        let first = register_webhook(&app, &biz, &one.url(), &["message.sent"]).await;
+        let first_id = first["id"].as_str().unwrap().to_string();
+        let id = send_utility(&app, &biz, FAN).await;
+        assert_eq!(
+            deliveries_by_endpoint(&app, &biz, &id, &[&first_id]).await,
+            [1]
+        );
+        one.wait_for(1).await;
+
+        // An endpoint added.
+        let second = register_webhook(&app, &biz, &two.url(), &["message.sent"]).await;
+        let second_id = second["id"].as_str().unwrap().to_string();
+        let endpoints = [first_id.as_str(), second_id.as_str()];
+        let id = send_utility(&app, &biz, FAN).await;
+        assert_eq!(
+            deliveries_by_endpoint(&app, &biz, &id, &endpoints).await,
+            [2, 1]
+        );
+        verify_signature(
+            second["secret"].as_str().unwrap(),
+            &two.wait_for(1).await[0],
+        );
+
+        // One no longer subscribed to `message.sent`.
+        app.patch(
+            &format!("/business/webhooks/{first_id}"),
+            Some(&biz.owner_token),
+            json!({ "events": ["message.failed"] }),
+        )
+        .await
+        .assert_ok(200);
+        let id = send_utility(&app, &biz, FAN).await;
+        assert_eq!(
+            deliveries_by_endpoint(&app, &biz, &id, &endpoints).await,
+            [2, 2]
+        );
+
+        // A new secret (no grace): the next delivery is signed with it alone.
+        let secret = caller_secret(32);
+        app.post(
+            &format!("/business/webhooks/{second_id}/rotate-secret"),
+            Some(&biz.owner_token),
+            json!({ "secret": secret, "grace_seconds": 0 }),
+        )
+        .await
+        .assert_ok(200);
+        let id = send_utility(&app, &biz, FAN).await;
+        assert_eq!(
+            deliveries_by_endpoint(&app, &biz, &id, &endpoints).await,
+            [2, 3]
+        );
+        let received = two.wait_for(3).await;
+        verify_signature(&secret, &received[2]);
+        assert_eq!(
+            crate::fixtures::v1_values(&received[2]).len(),
+            1,
+            "signed with the new secret only"
+        );
+
+        // And removed.
+        app.request(
+            Method::DELETE,
+            &format!("/business/webhooks/{second_id}"),
+            Some(&biz.owner_token),
+            None,
+        )
+        .await
+        .assert_ok(200);
+        let id = send_utility(&app, &biz, FAN).await;
+        settled(&app, &biz.owner_token, &id).await;
+        let events = crate::fixtures::outcome_events(&app, &biz).await;
+        assert_eq!(events.len(), 5);
+        let last = events
+            .iter()
+            .find(|e| e.data.contains(&id))
+            .expect("the last outcome's event");
+        use core_service::entities::webhook_deliveries;
+        use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+        let queued = webhook_deliveries::Entity::find()
+            .filter(webhook_deliveries::Column::EventId.eq(last.id))
+            .count(&app.core.db)
+            .await
+            .unwrap();
+        assert_eq!(queued, 0, "no endpoint left for message.sent");
+        one.wait_for(2).await;
+        assert_eq!(one.received().len(), 2, "the first two messages only");
     }
 );

@@ -84,6 +84,14 @@ pub trait DeliveryProvider: Send + Sync + 'static {
         message: &'a messages::Model,
     ) -> BoxFuture<'a, AppResult<Outcome>>;
 
+    /// Whether this provider is the in-app inbox: a message is delivered by storing it in its
+    /// recipient's inbox when the recipient is active, and fails `recipient_inactive`
+    /// otherwise. The dispatcher may then do that itself in the statement that records the
+    /// outcomes (PostgreSQL), and asks the provider only when a recipient is not active.
+    fn stores_in_inbox(&self) -> bool {
+        false
+    }
+
     /// Delivers a batch, `concurrency` at a time; each message gets its own result. A provider
     /// that can do better than one by one (the inbox: one read and one insert for the batch)
     /// overrides this.
@@ -122,6 +130,10 @@ pub trait DeliveryProvider: Send + Sync + 'static {
 pub struct InboxDelivery;
 
 impl DeliveryProvider for InboxDelivery {
+    fn stores_in_inbox(&self) -> bool {
+        true
+    }
+
     fn deliver<'a>(
         &'a self,
         core: &'a Core,

@@ -13,7 +13,7 @@ use super::outbox::{self, Outcome};
 use super::store;
 use super::writer::Handed;
 use crate::consent::service::ACTIVE;
-use crate::domain::{BusinessMode, BusinessStatus};
+use crate::domain::{BusinessMode, BusinessStatus, UserStatus};
 use crate::entities::messages;
 use crate::state::Core;
 
@@ -289,9 +289,11 @@ impl Dispatcher {
         // Decided already (a lease that lapsed mid-delivery): only their outbox rows go.
         let (open, _decided): (Vec<_>, Vec<_>) =
             messages.into_iter().partition(|m| m.status == "accepted");
-        let mut outcomes = Vec::with_capacity(open.len());
-        let (open, refused) = self.due_checks(open).await?;
-        outcomes.extend(refused);
+        let (open, mut outcomes) = self.due_checks(open).await?;
+        let open = match self.inbox_at_once(ids, open, &mut outcomes).await? {
+            Some(open) => open,
+            None => return Ok(()),
+        };
         let results = self
             .provider
             .deliver_batch(&self.core, &open, self.concurrency)
@@ -311,76 +313,191 @@ impl Dispatcher {
             .copied()
             .filter(|id| !failed.contains(id))
             .collect();
-        // The outcomes' webhook deliveries go straight to a job stream of this core with room
-        // (written leased to it, handed over after the commit), as many as it can take; the
-        // others wait in the queue for any core's streams. The endpoints are read first, so
-        // the room taken is what the deliveries need.
-        let (endpoints, reservation) = self.room_for_deliveries(&outcomes).await?;
-        let lease = reservation
-            .as_ref()
-            .map(|r| crate::webhooks::jobs::delivery_lease(&self.core, r));
-        let recorded = outbox::record_outcomes(
-            &self.core.db,
-            &outcomes,
-            &done,
-            self.core.clock.now(),
-            lease,
-            endpoints.as_deref(),
-        )
-        .await;
-        let (recorded, queued, leased) = match recorded {
-            Ok(recorded) => recorded,
-            Err(err) => {
-                if let Some(reservation) = &reservation {
-                    self.core
-                        .job_credits
-                        .give_back(reservation, reservation.count);
-                }
-                return Err(err);
-            }
-        };
-        let handed = leased.len();
-        if let Some(reservation) = reservation {
-            crate::webhooks::jobs::hand_over(&self.core, reservation, leased).await;
-        }
+        self.record(&outcomes, &done, None).await?;
         if !failed.is_empty() {
             let due = self.core.clock.now_ms() + BACKOFF.as_millis() as i64;
             outbox::postpone(&self.core.db, &failed, due).await?;
         }
-        if queued > handed {
+        Ok(())
+    }
+
+    /// PostgreSQL, in-app inbox: the open messages are delivered and their outcomes recorded
+    /// (with `outcomes`, those decided already) in one statement, which takes every recipient
+    /// as active and writes nothing when one is not. None when that was done; else the open
+    /// messages, for the provider to deliver as usual.
+    async fn inbox_at_once(
+        &self,
+        ids: &[Uuid],
+        open: Vec<messages::Model>,
+        outcomes: &mut Vec<(messages::Model, Outcome)>,
+    ) -> crate::error::AppResult<Option<Vec<messages::Model>>> {
+        if open.is_empty()
+            || !self.provider.stores_in_inbox()
+            || self.core.db.get_database_backend() != sea_orm::DbBackend::Postgres
+            || open
+                .iter()
+                .chain(outcomes.iter().map(|(m, _)| m))
+                .any(|m| m.broadcast_id.is_some())
+        {
+            return Ok(Some(open));
+        }
+        let first = outcomes.len();
+        outcomes.extend(open.into_iter().map(|message| {
+            (
+                message,
+                Outcome {
+                    delivered: true,
+                    reason: None,
+                },
+            )
+        }));
+        let recorded = {
+            let messages: Vec<&messages::Model> =
+                outcomes[first..].iter().map(|(m, _)| m).collect();
+            let inboxed = outbox::Inboxed {
+                messages: &messages,
+                active_status: UserStatus::Active.as_str(),
+            };
+            self.record(outcomes, ids, Some(inboxed)).await?
+        };
+        if recorded {
+            return Ok(None);
+        }
+        Ok(Some(
+            outcomes
+                .split_off(first)
+                .into_iter()
+                .map(|(m, _)| m)
+                .collect(),
+        ))
+    }
+
+    /// Records `outcomes` and the outbox rows of `done` gone; with `inboxed`, writes their
+    /// inbox rows too, in one statement that may decline (see `outbox::record_outcomes_at_once`):
+    /// then false, and nothing was written. The outcomes' webhook deliveries go straight to a
+    /// job stream of this core with room (written leased to it, handed over after the commit),
+    /// as many as it can take; the others wait in the queue for any core's streams.
+    async fn record(
+        &self,
+        outcomes: &[(messages::Model, Outcome)],
+        done: &[Uuid],
+        inboxed: Option<outbox::Inboxed<'_>>,
+    ) -> crate::error::AppResult<bool> {
+        // The endpoints are known first, so the room taken is what the deliveries need.
+        let (endpoints, reservation) = self.room_for_deliveries(outcomes).await?;
+        let lease = reservation
+            .as_ref()
+            .map(|r| crate::webhooks::jobs::delivery_lease(&self.core, r));
+        let planning = outbox::Planning {
+            lease,
+            endpoints: endpoints.as_ref().map(|(e, _)| e.as_slice()),
+            check: endpoints.as_ref().and_then(|(_, check)| check.as_ref()),
+        };
+        let db = &self.core.db;
+        let now = self.core.clock.now();
+        // Declined (inbox only): Ok(Err(why)).
+        let recorded = match inboxed {
+            Some(inboxed) => {
+                outbox::record_outcomes_at_once(db, outcomes, done, now, planning, Some(inboxed))
+                    .await
+                    .map(|at_once| match at_once {
+                        outbox::AtOnce::Recorded(recorded) => Ok(recorded),
+                        declined => Err(declined),
+                    })
+            }
+            None => outbox::record_outcomes(db, outcomes, done, now, planning)
+                .await
+                .map(Ok),
+        };
+        let give_back = |reservation: &Option<crate::webhooks::flow::Reservation>| {
+            if let Some(reservation) = reservation {
+                self.core
+                    .job_credits
+                    .give_back(reservation, reservation.count);
+            }
+        };
+        let forget = || {
+            // Read again by the next batch.
+            if let Some((_, Some(check))) = &endpoints {
+                self.core.endpoint_cache.forget(&check.businesses);
+            }
+        };
+        let recorded = match recorded {
+            Ok(Ok(recorded)) => recorded,
+            Ok(Err(declined)) => {
+                give_back(&reservation);
+                if matches!(declined, outbox::AtOnce::EndpointsMoved) {
+                    forget();
+                }
+                return Ok(false);
+            }
+            Err(err) => {
+                give_back(&reservation);
+                return Err(err);
+            }
+        };
+        if recorded.endpoints_moved {
+            forget();
+        }
+        let handed = recorded.leased.len();
+        if let Some(reservation) = reservation {
+            crate::webhooks::jobs::hand_over(&self.core, reservation, recorded.leased).await;
+        }
+        if recorded.queued > handed {
             self.core.webhook_wakeup.wake();
         }
         tracing::debug!(
-            messages = ids.len(),
-            recorded,
-            queued,
+            messages = outcomes.len(),
+            recorded = recorded.decided,
+            queued = recorded.queued,
             handed,
             "message outcomes recorded"
         );
-        Ok(())
+        Ok(true)
     }
 }
 
 impl Dispatcher {
-    /// When a job stream of this core has room to spare: the active endpoints of the outcomes'
-    /// businesses, and room for the deliveries of their `message.*` events (not those of
-    /// broadcast messages, which wait behind every other).
+    /// The active endpoints of the outcomes' businesses (on PostgreSQL as this core knows them,
+    /// with the check that they still hold), and, when a job stream of this core has room to
+    /// spare, room for the deliveries of their `message.*` events (not those of broadcast
+    /// messages, which wait behind every other). None for the endpoints when room is not
+    /// asked for: the recording reads them.
     async fn room_for_deliveries(
         &self,
         outcomes: &[(messages::Model, Outcome)],
     ) -> crate::error::AppResult<(
-        Option<Vec<crate::entities::webhooks::Model>>,
+        Option<(
+            Vec<crate::entities::webhooks::Model>,
+            Option<crate::events::EndpointCheck>,
+        )>,
         Option<crate::webhooks::flow::Reservation>,
     )> {
         let emitting: Vec<&(messages::Model, Outcome)> =
             outcomes.iter().filter(|(m, _)| m.emits_event).collect();
-        if emitting.is_empty() || self.core.job_credits.spare() == 0 {
+        let postgres = self.core.db.get_database_backend() == sea_orm::DbBackend::Postgres;
+        if emitting.is_empty() || (!postgres && self.core.job_credits.spare() == 0) {
             return Ok((None, None));
         }
         let mut businesses: Vec<Uuid> = emitting.iter().map(|(m, _)| m.business_id).collect();
         businesses.sort();
         businesses.dedup();
-        let endpoints = crate::events::active_endpoints(&self.core.db, businesses).await?;
+        let (endpoints, check) = if postgres {
+            let (endpoints, check) = self
+                .core
+                .endpoint_cache
+                .endpoints(&self.core.db, businesses)
+                .await?;
+            (endpoints, Some(check))
+        } else {
+            (
+                crate::events::active_endpoints(&self.core.db, businesses).await?,
+                None,
+            )
+        };
+        if self.core.job_credits.spare() == 0 {
+            return Ok((Some((endpoints, check)), None));
+        }
         let deliveries: usize = emitting
             .iter()
             .filter(|(m, _)| m.broadcast_id.is_none())
@@ -394,7 +511,7 @@ impl Dispatcher {
             })
             .sum();
         let reservation = crate::webhooks::jobs::reserve(&self.core, deliveries).await;
-        Ok((Some(endpoints), reservation))
+        Ok((Some((endpoints, check)), reservation))
     }
 
     /// The checks made again when a message is due: a message with a send time fails

@@ -179,37 +179,77 @@ pub struct Outcome {
     pub reason: Option<String>,
 }
 
-/// What recording outcomes did: how many messages it decided, how many deliveries it queued,
-/// and those written leased.
-pub type Recorded = (usize, usize, Vec<crate::events::LeasedDelivery>);
+/// What recording outcomes did.
+#[derive(Debug, Default)]
+pub struct Recorded {
+    /// How many messages this call decided.
+    pub decided: usize,
+    /// How many webhook deliveries it queued.
+    pub queued: usize,
+    /// Those written leased.
+    pub leased: Vec<crate::events::LeasedDelivery>,
+    /// The endpoints given with a check no longer held: the deliveries were planned from a
+    /// fresh read instead (see `events::EndpointCache`).
+    pub endpoints_moved: bool,
+}
+
+/// How the deliveries of the outcomes' events are planned.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Planning<'a> {
+    /// Up to its room of the deliveries are written leased (see `events::record_many_leased`).
+    pub lease: Option<crate::events::DeliveryLease<'a>>,
+    /// The outcome businesses' active endpoints when read already.
+    pub endpoints: Option<&'a [crate::entities::webhooks::Model]>,
+    /// When `endpoints` were read before (kept by `events::EndpointCache`): that they still
+    /// hold. PostgreSQL only.
+    pub check: Option<&'a crate::events::EndpointCheck>,
+}
 
 /// Records outcomes once each, in one transaction (on PostgreSQL usually one statement, see
 /// `record_outcomes_at_once`): a message moves from `accepted` to
 /// `delivered` or `failed` (never back, never twice: a conditional UPDATE per kind of outcome),
 /// the events of those that emit one are stored with their webhook deliveries, the outbox
 /// rows of every message in `done` go (also those decided before, whose lease lapsed), and the
-/// usage counters move.
-/// With `lease`, up to its room of the deliveries are written leased, and `endpoints` are the
-/// outcome businesses' active endpoints when read already (see `events::record_many_leased`).
-/// Returns how many messages this call decided, how many deliveries it queued, and the leased
-/// ones.
+/// usage counters move. The deliveries are planned as `planning` says.
 pub async fn record_outcomes(
     db: &DatabaseConnection,
     decided: &[(messages::Model, Outcome)],
     done: &[Uuid],
     now: DateTime<Utc>,
-    lease: Option<crate::events::DeliveryLease<'_>>,
-    endpoints: Option<&[crate::entities::webhooks::Model]>,
+    planning: Planning<'_>,
 ) -> AppResult<Recorded> {
+    let mut planning = planning;
+    let mut endpoints_moved = false;
     if db.get_database_backend() == sea_orm::DbBackend::Postgres
         && !decided.is_empty()
         && decided.iter().all(|(m, _)| m.broadcast_id.is_none())
-        && let Some(recorded) =
-            record_outcomes_at_once(db, decided, done, now, lease, endpoints).await?
     {
-        count_outcomes(decided.iter().map(|(_, o)| o));
-        return Ok(recorded);
+        match record_outcomes_at_once(db, decided, done, now, planning, None).await? {
+            AtOnce::Recorded(recorded) => return Ok(recorded),
+            AtOnce::EndpointsMoved => endpoints_moved = true,
+            AtOnce::Decided | AtOnce::RecipientInactive => {}
+        }
     }
+    // Endpoints read before this call are not checked in the transaction: read them again.
+    if planning.check.is_some() {
+        planning.endpoints = None;
+        planning.check = None;
+    }
+    let mut recorded = record_outcomes_in_transaction(db, decided, done, now, planning).await?;
+    recorded.endpoints_moved = endpoints_moved;
+    Ok(recorded)
+}
+
+async fn record_outcomes_in_transaction(
+    db: &DatabaseConnection,
+    decided: &[(messages::Model, Outcome)],
+    done: &[Uuid],
+    now: DateTime<Utc>,
+    planning: Planning<'_>,
+) -> AppResult<Recorded> {
+    let Planning {
+        lease, endpoints, ..
+    } = planning;
     let txn = db.begin().await?;
     let mut groups: Vec<(&Outcome, Vec<Uuid>)> = Vec::new();
     for (message, outcome) in decided {
@@ -319,7 +359,12 @@ pub async fn record_outcomes(
             .filter(|(m, _)| recorded.contains(&m.id))
             .map(|(_, o)| o),
     );
-    Ok((recorded.len(), queued, leased))
+    Ok(Recorded {
+        decided: recorded.len(),
+        queued,
+        leased,
+        endpoints_moved: false,
+    })
 }
 
 fn count_outcomes<'a>(recorded: impl Iterator<Item = &'a Outcome>) {
@@ -333,31 +378,51 @@ fn count_outcomes<'a>(recorded: impl Iterator<Item = &'a Outcome>) {
     }
 }
 
+/// Messages that [`record_outcomes_at_once`] delivers to their recipients' inboxes, while every
+/// recipient's status is `active_status`.
+#[derive(Debug, Clone, Copy)]
+pub struct Inboxed<'a> {
+    pub messages: &'a [&'a messages::Model],
+    pub active_status: &'a str,
+}
+
+/// What [`record_outcomes_at_once`] came to.
+#[derive(Debug)]
+pub enum AtOnce {
+    /// Everything written.
+    Recorded(Recorded),
+    /// Nothing written: an outcome was decided already (by a dispatcher whose lease lapsed).
+    Decided,
+    /// Nothing written: the endpoints checked no longer hold.
+    EndpointsMoved,
+    /// Nothing written: a recipient of an inbox message is not active.
+    RecipientInactive,
+}
+
 /// PostgreSQL, outcomes of messages that are not a broadcast's: [`record_outcomes`] as one
 /// statement outside any transaction (one statement is atomic on its own), so a batch costs
 /// one round trip instead of seven. Its first part locks the decided messages still
-/// `accepted` (in id order); every other part writes only when that is all of them, so the
-/// statement either records every outcome, event, delivery, outbox row gone and counter
-/// planned here, or writes nothing and answers None (an outcome decided already, by a
-/// dispatcher whose lease lapsed): then [`record_outcomes`]' transaction sorts it out.
-async fn record_outcomes_at_once(
+/// `accepted` (in id order); every other part writes only when that is all of them (and when
+/// `planning.check` and every recipient of `inboxed` hold), so the statement either records
+/// every outcome, event, delivery, inbox row, outbox row gone and counter planned here, or
+/// writes nothing and says why.
+///
+/// With `inboxed`, messages of `decided` are delivered by this statement: their inbox rows are
+/// written (once: a row already there stays) provided that every one's recipient is active.
+pub async fn record_outcomes_at_once(
     db: &DatabaseConnection,
     decided: &[(messages::Model, Outcome)],
     done: &[Uuid],
     now: DateTime<Utc>,
-    lease: Option<crate::events::DeliveryLease<'_>>,
-    endpoints: Option<&[crate::entities::webhooks::Model]>,
-) -> AppResult<Option<Recorded>> {
-    let read;
-    let endpoints = match endpoints {
-        Some(endpoints) => endpoints,
-        None => {
-            let mut businesses: Vec<Uuid> = decided.iter().map(|(m, _)| m.business_id).collect();
-            businesses.sort();
-            businesses.dedup();
-            read = crate::events::active_endpoints(db, businesses).await?;
-            &read
-        }
+    planning: Planning<'_>,
+    inboxed: Option<Inboxed<'_>>,
+) -> AppResult<AtOnce> {
+    let (inboxed, active) = match inboxed {
+        Some(Inboxed {
+            messages,
+            active_status,
+        }) => (messages, active_status),
+        None => (&[][..], ""),
     };
     let mut tally = Tally::new();
     let mut events = Vec::new();
@@ -379,7 +444,19 @@ async fn record_outcomes_at_once(
             "reason": outcome.reason,
         }));
     }
-    let planned = crate::events::plan(events, now, &mut tally, lease, endpoints);
+    let read;
+    let endpoints = match planning.endpoints {
+        Some(endpoints) => endpoints,
+        None if events.is_empty() => &[],
+        None => {
+            let mut businesses: Vec<Uuid> = events.iter().map(|e| e.business_id).collect();
+            businesses.sort();
+            businesses.dedup();
+            read = crate::events::active_endpoints(db, businesses).await?;
+            &read
+        }
+    };
+    let planned = crate::events::plan(events, now, &mut tally, planning.lease, endpoints);
     let mut values = vec![
         crate::bulk::uuid_array(ids),
         (decided.len() as i64).into(),
@@ -387,21 +464,58 @@ async fn record_outcomes_at_once(
         now.into(),
         crate::bulk::uuid_array(done.iter().copied()),
     ];
-    let all = "(SELECT ok FROM c)";
-    let mut sql = format!(
+    let mut sql = String::from(
         "WITH l AS (SELECT id FROM messages WHERE id = ANY($1) AND status = 'accepted' \
          ORDER BY id FOR UPDATE), \
-         c AS (SELECT count(*) = $2 AS ok FROM l), \
-         d AS (UPDATE messages SET status = x.status, failure_reason = x.reason, \
+         c AS (SELECT count(*) = $2 AS ok FROM l)",
+    );
+    let mut checks = vec!["(SELECT ok FROM c)"];
+    let endpoints_ok = match planning.check {
+        Some(check) => {
+            let first = values.len() + 1;
+            values.extend(check.values());
+            sql.push_str(&format!(
+                ", k AS ({})",
+                crate::events::EndpointCheck::sql(first, first + 1)
+            ));
+            checks.push("(SELECT ok FROM k)");
+            "(SELECT ok FROM k)"
+        }
+        None => "true",
+    };
+    let recipients_ok = if inboxed.is_empty() {
+        "true"
+    } else {
+        let mut recipients: Vec<Uuid> = inboxed.iter().map(|m| m.recipient_user_id).collect();
+        recipients.sort();
+        recipients.dedup();
+        sql.push_str(&format!(
+            ", a AS (SELECT count(*) = ${} AS ok FROM users WHERE id = ANY(${}) AND status = ${})",
+            values.len() + 1,
+            values.len() + 2,
+            values.len() + 3,
+        ));
+        values.push((recipients.len() as i64).into());
+        values.push(crate::bulk::uuid_array(recipients));
+        values.push(active.into());
+        checks.push("(SELECT ok FROM a)");
+        "(SELECT ok FROM a)"
+    };
+    let all = checks.join(" AND ");
+    sql.push_str(&format!(
+        ", d AS (UPDATE messages SET status = x.status, failure_reason = x.reason, \
          completed_at = $4 FROM jsonb_to_recordset($3) AS x(id uuid, status text, reason text) \
          WHERE messages.id = ANY($1) AND messages.id = x.id AND {all})"
-    );
-    let mut part = |name: &str, records: crate::bulk::Records, values: &mut Vec<sea_orm::Value>| {
+    ));
+    let mut part = |name: &str,
+                    records: crate::bulk::Records,
+                    conflict: &str,
+                    values: &mut Vec<sea_orm::Value>| {
         let source = records.source(values.len() + 1);
         values.push(records.json);
         sql.push_str(&format!(
             ", {name} AS (INSERT INTO \"{table}\" ({names}) SELECT {names} \
-             FROM {source} WHERE {all})",
+             FROM {source} WHERE {all}{conflict})",
             table = records.table,
             names = records.names,
         ));
@@ -412,32 +526,55 @@ async fn record_outcomes_at_once(
             .iter()
             .map(|e| crate::events::active(db, e))
             .collect();
-        part("e", crate::bulk::records(&rows)?, &mut values);
+        part("e", crate::bulk::records(&rows)?, "", &mut values);
     }
     if !planned.deliveries.is_empty() {
-        part("w", crate::bulk::records(&planned.deliveries)?, &mut values);
+        part(
+            "w",
+            crate::bulk::records(&planned.deliveries)?,
+            "",
+            &mut values,
+        );
+    }
+    if !inboxed.is_empty() {
+        let rows: Vec<_> = inboxed.iter().map(|m| inbox_row(m, now)).collect();
+        part(
+            "i",
+            crate::bulk::records(&rows)?,
+            " ON CONFLICT (message_id) DO NOTHING",
+            &mut values,
+        );
     }
     sql.push_str(&format!(
         ", o AS (DELETE FROM message_outbox WHERE message_id = ANY($5) AND {all})"
     ));
-    if let Some((upsert, records)) = tally.pg_upsert(values.len() + 1, all) {
+    if let Some((upsert, records)) = tally.pg_upsert(values.len() + 1, &all) {
         values.push(records);
         sql.push_str(&format!(", u AS ({upsert})"));
     }
-    sql.push_str(" SELECT ok FROM c");
-    let row = db.query_one_raw(statement(db, &sql, values)).await?;
-    let ok = match row {
-        Some(row) => row.try_get::<bool>("", "ok")?,
-        None => false,
+    sql.push_str(&format!(
+        " SELECT (SELECT ok FROM c) AS decided_ok, {endpoints_ok} AS endpoints_ok, \
+         {recipients_ok} AS recipients_ok"
+    ));
+    let Some(row) = db.query_one_raw(statement(db, &sql, values)).await? else {
+        return Ok(AtOnce::Decided);
     };
-    if !ok {
-        return Ok(None);
+    if !row.try_get::<bool>("", "decided_ok")? {
+        return Ok(AtOnce::Decided);
     }
-    Ok(Some((
-        decided.len(),
-        planned.deliveries.len(),
-        planned.leased,
-    )))
+    if !row.try_get::<bool>("", "endpoints_ok")? {
+        return Ok(AtOnce::EndpointsMoved);
+    }
+    if !row.try_get::<bool>("", "recipients_ok")? {
+        return Ok(AtOnce::RecipientInactive);
+    }
+    count_outcomes(decided.iter().map(|(_, o)| o));
+    Ok(AtOnce::Recorded(Recorded {
+        decided: decided.len(),
+        queued: planned.deliveries.len(),
+        leased: planned.leased,
+        endpoints_moved: false,
+    }))
 }
 
 /// Whether `b`, as just read with its row locked, is what [`complete_broadcast`] completes
