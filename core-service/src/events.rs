@@ -137,6 +137,7 @@ pub async fn active_endpoints_versioned(
 /// changed or removed by any core since is seen by the next batch.
 #[derive(Debug, Default)]
 pub struct EndpointCache {
+    /// Each business's active endpoints, each with its `id:xmin`.
     businesses: std::sync::Mutex<std::collections::HashMap<Uuid, Vec<(webhooks::Model, String)>>>,
 }
 
@@ -178,6 +179,8 @@ impl EndpointCache {
                 map.insert(*business, Vec::new());
             }
             for (endpoint, version) in read {
+                // Kept as the check compares it.
+                let version = format!("{}:{version}", endpoint.id);
                 map.entry(endpoint.business_id)
                     .or_default()
                     .push((endpoint, version));
@@ -197,10 +200,7 @@ impl EndpointCache {
             endpoints,
             EndpointCheck {
                 businesses,
-                versions: versions
-                    .into_iter()
-                    .map(|(id, version)| format!("{id}:{version}"))
-                    .collect(),
+                versions: versions.into_iter().map(|(_, version)| version).collect(),
             },
         ))
     }

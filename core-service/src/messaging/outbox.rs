@@ -180,7 +180,7 @@ pub struct Outcome {
 }
 
 /// What recording outcomes did.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Recorded {
     /// How many messages this call decided.
     pub decided: usize,
@@ -216,9 +216,8 @@ pub async fn record_outcomes(
     decided: &[(messages::Model, Outcome)],
     done: &[Uuid],
     now: DateTime<Utc>,
-    planning: Planning<'_>,
+    mut planning: Planning<'_>,
 ) -> AppResult<Recorded> {
-    let mut planning = planning;
     let mut endpoints_moved = false;
     if db.get_database_backend() == sea_orm::DbBackend::Postgres
         && !decided.is_empty()
@@ -469,7 +468,6 @@ pub async fn record_outcomes_at_once(
          ORDER BY id FOR UPDATE), \
          c AS (SELECT count(*) = $2 AS ok FROM l)",
     );
-    let mut checks = vec!["(SELECT ok FROM c)"];
     let endpoints_ok = match planning.check {
         Some(check) => {
             let first = values.len() + 1;
@@ -478,7 +476,6 @@ pub async fn record_outcomes_at_once(
                 ", k AS ({})",
                 crate::events::EndpointCheck::sql(first, first + 1)
             ));
-            checks.push("(SELECT ok FROM k)");
             "(SELECT ok FROM k)"
         }
         None => "true",
@@ -498,10 +495,13 @@ pub async fn record_outcomes_at_once(
         values.push((recipients.len() as i64).into());
         values.push(crate::bulk::uuid_array(recipients));
         values.push(active.into());
-        checks.push("(SELECT ok FROM a)");
         "(SELECT ok FROM a)"
     };
-    let all = checks.join(" AND ");
+    let all = ["(SELECT ok FROM c)", endpoints_ok, recipients_ok]
+        .into_iter()
+        .filter(|check| *check != "true")
+        .collect::<Vec<_>>()
+        .join(" AND ");
     sql.push_str(&format!(
         ", d AS (UPDATE messages SET status = x.status, failure_reason = x.reason, \
          completed_at = $4 FROM jsonb_to_recordset($3) AS x(id uuid, status text, reason text) \
