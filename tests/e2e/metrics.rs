@@ -141,6 +141,7 @@ e2e!(
 /// been recorded at least once), with the histogram series they imply.
 const SERVED: &[&str] = &[
     "messages_accepted_total",
+    "send_contexts_total",
     "message_outcomes_total",
     "webhook_attempts_total",
     "webhook_attempt_duration_seconds",

@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use crate::e2e;
 use crate::fixtures::{
-    ALL_SCOPES, follower, live_business, outcome_events, register_webhook, send_service, send_v1,
-    sends_per_second, settled, utility,
+    ALL_SCOPES, follow_call, follower, live_business, outcome_events, register_webhook,
+    send_service, send_v1, sends_per_second, settled, utility,
 };
 use crate::harness::eventually;
 
@@ -728,13 +728,7 @@ e2e!(
         use sea_orm::{DbBackend, EntityTrait};
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &biz, FAN, false).await;
-        // A stored message as a template (held by a dispatcher that never sends it).
-        let mut handed = app
-            .core
-            .sends
-            .open_handoff("held", Duration::from_secs(300), 1);
-        send_v1(&app, &biz, utility(FAN), None).await.assert_ok(200);
-        let template = handed.try_recv().expect("handed").message;
+        let template = stored_template(&app, &biz).await;
         let mut message = template.clone();
         message.id = uuid::Uuid::now_v7();
         let id = message.id;
@@ -742,6 +736,7 @@ e2e!(
             message: message.clone(),
             key: None,
             service_limit: None,
+            check: None,
         };
         // A service send (to another recipient, so its limit passes) reusing the stored
         // message's id: writing it fails on the primary key.
@@ -751,6 +746,7 @@ e2e!(
             service_limit: Some(format!("service:{}", message.recipient_user_id)),
             message,
             key: None,
+            check: None,
         };
         let now_ms = core_service::clock::Clock::now_ms(&app.clock);
         let batch = write_batch(&app.core.db, &[plain, clash], now_ms, None).await;
@@ -772,3 +768,198 @@ e2e!(
         }
     }
 );
+
+e2e!(
+    a_send_from_a_kept_context_is_decided_by_the_rows_as_they_are_when_it_is_written,
+    |app| async move {
+        // Each send below follows one that read (and, on PostgreSQL, kept) the context of the
+        // same token and number, and each change is one the core that kept it is not told of.
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        let (_, fan) = follower(&app, &biz, FAN, true).await;
+        let marketing = json!({ "to": FAN, "category": "marketing", "body": "sale" });
+        let opt_in = |on: bool| {
+            let (app, fan, biz) = (&app, &fan, &biz);
+            async move {
+                let consent = json!({ "marketing_opt_in": on });
+                follow_call(app, fan, biz, reqwest::Method::PATCH, consent).await;
+            }
+        };
+        send_v1(&app, &biz, marketing.clone(), None)
+            .await
+            .assert_ok(200);
+        send_v1(&app, &biz, marketing.clone(), None)
+            .await
+            .assert_ok(200);
+        // The follow's consent withdrawn, then given again.
+        opt_in(false).await;
+        send_v1(&app, &biz, marketing.clone(), None)
+            .await
+            .assert_error(403, "marketing_opt_in_required");
+        opt_in(true).await;
+        send_v1(&app, &biz, marketing.clone(), None)
+            .await
+            .assert_ok(200);
+        // The follow gone, then back.
+        follow_call(&app, &fan, &biz, reqwest::Method::DELETE, json!({})).await;
+        send_v1(&app, &biz, utility(FAN), None)
+            .await
+            .assert_error(403, "business_follow_required");
+        let consent = json!({ "marketing_opt_in": true });
+        follow_call(&app, &fan, &biz, reqwest::Method::PUT, consent).await;
+        send_v1(&app, &biz, marketing.clone(), None)
+            .await
+            .assert_ok(200);
+        // The business suspended, then active again; out of live mode, then back.
+        app.set_business(&biz.id, None, Some("suspended")).await;
+        send_v1(&app, &biz, utility(FAN), None)
+            .await
+            .assert_error(403, "business_suspended");
+        app.set_business(&biz.id, None, Some("active")).await;
+        send_v1(&app, &biz, utility(FAN), None).await.assert_ok(200);
+        app.set_business(&biz.id, Some("sandbox"), None).await;
+        send_v1(&app, &biz, utility(FAN), None)
+            .await
+            .assert_error(403, "live_business_required");
+        app.set_business(&biz.id, Some("live"), None).await;
+        send_v1(&app, &biz, utility(FAN), None).await.assert_ok(200);
+        // The owner's account suspended, then active again.
+        app.set_user_status(BIZ, "suspended").await;
+        send_v1(&app, &biz, utility(FAN), None)
+            .await
+            .assert_error(403, "business_suspended");
+        app.set_user_status(BIZ, "active").await;
+        send_v1(&app, &biz, utility(FAN), None).await.assert_ok(200);
+        // Every send answered 200 is stored once; no other is.
+        let history = app.get("/business/messages", Some(&biz.owner_token)).await;
+        assert_eq!(history.data()["messages"].as_array().unwrap().len(), 7);
+    }
+);
+
+e2e!(
+    a_checked_send_is_written_only_while_its_context_holds,
+    |app| async move {
+        use core_service::entities::{idempotency_keys, message_outbox, messages};
+        use core_service::identity::tokens::hash_token;
+        use core_service::messaging::store::{
+            ContextCheck, KeyClaim, NewSend, Written, app_send_contexts, write_batch,
+        };
+        use sea_orm::{DbBackend, EntityTrait};
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        let (_, fan) = follower(&app, &biz, FAN, false).await;
+        let db = &app.core.db;
+        let postgres = db.get_database_backend() == DbBackend::Postgres;
+        let template = stored_template(&app, &biz).await;
+        let hash = hash_token(&biz.app_token);
+        let read = app_send_contexts(db, &[(hash.clone(), Some(FAN.to_string()))])
+            .await
+            .unwrap();
+        let version = read[0].as_ref().expect("context").version.clone();
+        assert_eq!(
+            version.is_some(),
+            postgres,
+            "versions are read on PostgreSQL"
+        );
+        let version = version.unwrap_or_default();
+        let send = |version: &str, key: &str| {
+            let mut message = template.clone();
+            message.id = uuid::Uuid::now_v7();
+            NewSend {
+                message,
+                key: Some(KeyClaim {
+                    key: key.to_string(),
+                    request_hash: "h".into(),
+                    keep_until_ms: i64::MAX,
+                }),
+                service_limit: None,
+                check: Some(ContextCheck {
+                    token_hash: hash.clone(),
+                    to: FAN.to_string(),
+                    version: version.to_string(),
+                }),
+            }
+        };
+        let stored = |send: NewSend| async move {
+            let message = messages::Entity::find_by_id(send.message.id)
+                .one(db)
+                .await
+                .unwrap()
+                .is_some();
+            let outbox = message_outbox::Entity::find_by_id(send.message.id)
+                .one(db)
+                .await
+                .unwrap()
+                .is_some();
+            let key = idempotency_keys::Entity::find_by_id((
+                send.message.business_id,
+                send.key.unwrap().key,
+            ))
+            .one(db)
+            .await
+            .unwrap()
+            .is_some();
+            [message, outbox, key]
+        };
+        let now_ms = core_service::clock::Clock::now_ms(&app.clock);
+        let write = |sends: Vec<NewSend>| async move {
+            let batch = write_batch(db, &sends, now_ms, None).await;
+            assert!(batch.error.is_none(), "{batch:?}");
+            batch.written
+        };
+
+        // Another version than the rows': nothing written, not even the key's claim.
+        let moved = send("1:2:3:4:5:6", "k1");
+        assert_eq!(write(vec![moved.clone()]).await, [Some(Written::Stale)]);
+        assert_eq!(stored(moved).await, [false; 3]);
+        // A checked send with a service limit does not take the checking statement: it is
+        // decided again from a fresh read, and so is every checked send on SQLite.
+        let mut limited = send(&version, "k2");
+        limited.service_limit = Some(format!("send:service:{}:x", limited.message.business_id));
+        assert_eq!(write(vec![limited.clone()]).await, [Some(Written::Stale)]);
+        assert_eq!(stored(limited).await, [false; 3]);
+        if !postgres {
+            let current = send(&version, "k3");
+            assert_eq!(write(vec![current.clone()]).await, [Some(Written::Stale)]);
+            assert_eq!(stored(current).await, [false; 3]);
+            return;
+        }
+        // A checked send written beside an unchecked one: the unchecked one is written
+        // whatever the checked one comes to, and the checked one only when accepted.
+        let beside = async |checked: NewSend, key: &str, expected: Written| {
+            let mut unchecked = send("", key);
+            unchecked.check = None;
+            let stored_too = expected == Written::Accepted;
+            assert_eq!(
+                write(vec![checked.clone(), unchecked.clone()]).await,
+                [Some(expected), Some(Written::Accepted)]
+            );
+            assert_eq!(stored(checked).await, [stored_too; 3]);
+            assert_eq!(stored(unchecked).await, [true; 3]);
+        };
+        // The rows' own versions: written.
+        beside(send(&version, "k3"), "k4", Written::Accepted).await;
+        // The key claimed: a checked send under it replays.
+        let written = write(vec![send(&version, "k3")]).await;
+        assert!(
+            matches!(written[..], [Some(Written::Replay(_))]),
+            "{written:?}"
+        );
+        // The follow changed since the read: the same version is stale.
+        let consent = json!({ "marketing_opt_in": true });
+        follow_call(&app, &fan, &biz, reqwest::Method::PATCH, consent).await;
+        beside(send(&version, "k5"), "k6", Written::Stale).await;
+    }
+);
+
+/// A message sent to FAN and stored, as a template for sends written directly (held by a
+/// dispatcher that never sends it).
+async fn stored_template(
+    app: &crate::harness::TestApp,
+    biz: &crate::fixtures::Business,
+) -> core_service::entities::messages::Model {
+    let mut handed = app
+        .core
+        .sends
+        .open_handoff("held", Duration::from_secs(300), 1);
+    send_v1(app, biz, utility(FAN), None).await.assert_ok(200);
+    handed.try_recv().expect("handed").message
+}

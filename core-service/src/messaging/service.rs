@@ -60,6 +60,9 @@ pub enum Intent {
 pub enum Answer {
     Accepted(Uuid),
     WouldSend,
+    /// A send decided from a kept context that no longer holds: nothing was stored or spent;
+    /// to be decided again from a fresh read.
+    Stale,
 }
 
 impl Answer {
@@ -68,6 +71,7 @@ impl Answer {
         match self {
             Answer::Accepted(id) => Ok(id),
             Answer::WouldSend => Err(AppError::internal("a send was answered as a check")),
+            Answer::Stale => Err(AppError::internal("a send was left undecided")),
         }
     }
 }
@@ -170,6 +174,8 @@ struct Sender {
     source: Source,
     app_id: Option<Uuid>,
     user_id: Option<Uuid>,
+    /// When the send is decided from a kept context: what its write must find unchanged.
+    check: Option<store::ContextCheck>,
 }
 
 /// A console user's send (any role; `authentication` is reserved for app tokens).
@@ -220,6 +226,7 @@ async fn console_send(
         source: Source::Console,
         app_id: None,
         user_id: Some(console.user.id),
+        check: None,
     };
     accept(
         core,
@@ -325,12 +332,83 @@ async fn app_send(
     // read can include the recipient.
     let parsed = fields.parse();
     let to = parsed.as_ref().ok().map(|o| o.to.as_str().to_string());
-    let (context, scopes) = app_context(core, authorization, to.as_deref()).await?;
+    let token_hash = hash_token(app_token(authorization)?);
+    // A send goes from the context kept from the last read of this token and number, when
+    // there is one: its write checks that the context still holds. Whatever else it comes to
+    // is decided again from a fresh read, so that every answer is the fresh read's.
+    if intent == Intent::Send
+        && let (Some(to), Ok(outgoing)) = (&to, &parsed)
+        && let Some(context) = core.send_reads.cached(&token_hash, to)
+        && let Some(version) = context.version.clone()
+    {
+        let check = store::ContextCheck {
+            token_hash: token_hash.clone(),
+            to: to.clone(),
+            version,
+        };
+        let decided = app_send_from(
+            core,
+            context,
+            business_account_id,
+            Ok(outgoing.clone()),
+            &fields.timing,
+            (intent, Some(check)),
+        )
+        .await;
+        match decided {
+            Ok(Answer::Stale) => {}
+            Ok(answer) => {
+                metrics::counter!("send_contexts_total", "context" => "kept").increment(1);
+                return Ok(answer);
+            }
+            // The database's failures are answered as they are.
+            Err(err) if is_failure(&err) => return Err(err),
+            Err(_) => {}
+        }
+        metrics::counter!("send_contexts_total", "context" => "stale").increment(1);
+        core.send_reads.forget(&token_hash, to);
+    }
+    metrics::counter!("send_contexts_total", "context" => "read").increment(1);
+    let context = core
+        .send_reads
+        .read(token_hash, to)
+        .await?
+        .ok_or_else(invalid_app_token)?;
+    app_send_from(
+        core,
+        context,
+        business_account_id,
+        parsed,
+        &fields.timing,
+        (intent, None),
+    )
+    .await
+}
+
+/// Whether an error is the service's failure rather than an answer to the request.
+fn is_failure(err: &AppError) -> bool {
+    matches!(
+        err.code,
+        ErrorCode::InternalError | ErrorCode::ServiceUnavailable
+    )
+}
+
+/// The app-token send's checks from the business match on, given its context (kept, with
+/// `check`, or read now).
+async fn app_send_from(
+    core: &Core,
+    context: store::AppSendContext,
+    business_account_id: &str,
+    parsed: AppResult<Outgoing>,
+    raw_timing: &RawTiming,
+    (intent, check): (Intent, Option<store::ContextCheck>),
+) -> AppResult<Answer> {
+    let scopes = Scopes::from_db(&context.scopes)?;
     if Uuid::parse_str(business_account_id.trim()).ok() != Some(context.business_id) {
         return Err(mismatch());
     }
     let outgoing = parsed?;
-    let timing = fields.timing.check(core.clock.now())?;
+    let timing = raw_timing.check(core.clock.now())?;
     let scope = match outgoing.category {
         Category::Authentication => Scope::Authentication,
         Category::Utility => Scope::Utility,
@@ -345,13 +423,14 @@ async fn app_send(
         source: Source::App,
         app_id: Some(context.app_id),
         user_id: None,
+        check,
     };
     accept(
         core,
         sender,
         context.recipient,
         outgoing,
-        (fields.timing, timing),
+        (raw_timing.clone(), timing),
         intent,
     )
     .await
@@ -435,6 +514,7 @@ async fn service_send(
         source: Source::Service,
         app_id: Some(context.app_id),
         user_id: None,
+        check: None,
     };
     accept(
         core,
@@ -553,6 +633,9 @@ async fn accept(
         });
 
     if let Err(refusal) = check_consent(&recipient, outgoing.category) {
+        if sender.check.is_some() {
+            return Ok(Answer::Stale);
+        }
         return earlier_answer(core, sender.business_id, key.as_ref(), refusal)
             .await
             .map(Answer::Accepted);
@@ -582,6 +665,9 @@ async fn accept(
         .take(&budget_key, rate, ErrorCode::BusinessSendRateLimited)
         .await
     {
+        if sender.check.is_some() {
+            return Ok(Answer::Stale);
+        }
         return earlier_answer(core, sender.business_id, key.as_ref(), refusal)
             .await
             .map(Answer::Accepted);
@@ -624,6 +710,7 @@ async fn accept(
             message,
             key,
             service_limit,
+            check: sender.check,
         })
         .await;
     let answer = match written {
@@ -638,6 +725,7 @@ async fn accept(
             return Ok(Answer::Accepted(id));
         }
         Ok(Written::Replay(original)) => Ok(Answer::Accepted(original)),
+        Ok(Written::Stale) => Ok(Answer::Stale),
         Ok(Written::Conflict) => Err(conflict()),
         Ok(Written::InProgress) => Err(in_progress()),
         Ok(Written::Limited(wait)) => Err({

@@ -27,7 +27,33 @@ pub struct AppSendContext {
     pub business: Option<BusinessState>,
     pub owner_phone: Option<String>,
     pub recipient: RecipientState,
+    /// PostgreSQL: the versions of the rows read (see [`ContextCheck`]); None on SQLite.
+    pub version: Option<String>,
 }
+
+/// A send decided from a context read earlier: the write stores it only while the rows the
+/// context came from (app, business, owner, recipient, follow) are as they were read, compared
+/// by their versions (`xmin`, and the recipient's id) in the writing statement itself; else it
+/// answers [`Written::Stale`] and stores nothing.
+#[derive(Debug, Clone)]
+pub struct ContextCheck {
+    pub token_hash: String,
+    pub to: String,
+    pub version: String,
+}
+
+/// The rows an app-token send's context is read from, for `q(token_hash, to_phone)`.
+const CONTEXT_JOINS: &str = "JOIN developer_apps a ON a.token_hash = q.token_hash \
+     LEFT JOIN business_accounts b ON b.id = a.business_id \
+     LEFT JOIN users o ON o.id = a.business_id \
+     LEFT JOIN users r ON r.phone_number = q.to_phone \
+     LEFT JOIN follows f ON f.business_id = a.business_id AND f.user_id = r.id";
+
+/// PostgreSQL: the versions of a context's rows as one text, as read and as checked. Any update
+/// (or deletion, or a row appearing) of one of them changes it.
+const CONTEXT_VERSION: &str = "concat(a.xmin::text, ':', COALESCE(b.xmin::text, '-'), ':', \
+     COALESCE(o.xmin::text, '-'), ':', COALESCE(r.id::text, '-'), ':', \
+     COALESCE(r.xmin::text, '-'), ':', COALESCE(f.xmin::text, '-'))";
 
 /// A business's status and mode, as stored.
 #[derive(Debug, Clone)]
@@ -66,28 +92,26 @@ pub async fn app_send_contexts(
         .map(|(hash, to)| (hash.as_str(), to.as_deref()))
         .collect();
     let json = serde_json::to_string(&pairs).map_err(|_| AppError::internal("encoding a read"))?;
-    let keys = match db.get_database_backend() {
-        sea_orm::DbBackend::Postgres => {
+    let (keys, version) = match db.get_database_backend() {
+        sea_orm::DbBackend::Postgres => (
             "SELECT CAST(e.n - 1 AS BIGINT) AS n, e.v->>0 AS token_hash, e.v->>1 AS to_phone \
-             FROM jsonb_array_elements(CAST($1 AS jsonb)) WITH ORDINALITY AS e(v, n)"
-        }
-        _ => {
+             FROM jsonb_array_elements(CAST($1 AS jsonb)) WITH ORDINALITY AS e(v, n)",
+            CONTEXT_VERSION,
+        ),
+        _ => (
             "SELECT CAST(e.key AS BIGINT) AS n, json_extract(e.value, '$[0]') AS token_hash, \
-             json_extract(e.value, '$[1]') AS to_phone FROM json_each($1) AS e"
-        }
+             json_extract(e.value, '$[1]') AS to_phone FROM json_each($1) AS e",
+            "CAST(NULL AS TEXT)",
+        ),
     };
     let values: Vec<Value> = vec![json.into()];
     let sql = format!(
         "SELECT q.n, a.id AS app_id, a.business_id, a.scopes, \
          CASE WHEN o.status IS NOT NULL AND o.status <> 'active' THEN 'suspended' \
          ELSE b.status END AS business_status, b.mode AS business_mode, o.phone_number AS owner_phone, \
-         r.id AS recipient_id, f.status AS follow_status, f.marketing_opt_in \
-         FROM ({keys}) q \
-         JOIN developer_apps a ON a.token_hash = q.token_hash \
-         LEFT JOIN business_accounts b ON b.id = a.business_id \
-         LEFT JOIN users o ON o.id = a.business_id \
-         LEFT JOIN users r ON r.phone_number = q.to_phone \
-         LEFT JOIN follows f ON f.business_id = a.business_id AND f.user_id = r.id"
+         r.id AS recipient_id, f.status AS follow_status, f.marketing_opt_in, \
+         {version} AS version \
+         FROM ({keys}) q {CONTEXT_JOINS}"
     );
     let mut contexts: Vec<Option<AppSendContext>> = requests.iter().map(|_| None).collect();
     for row in db.query_all_raw(statement(db, &sql, values)).await? {
@@ -103,6 +127,7 @@ pub async fn app_send_contexts(
                 .map(|(status, mode)| BusinessState { status, mode }),
             owner_phone: row.try_get("", "owner_phone")?,
             recipient: recipient_from_row(&row)?,
+            version: row.try_get("", "version")?,
         };
         if let Some(slot) = contexts.get_mut(n as usize) {
             *slot = Some(context);
@@ -161,6 +186,8 @@ pub struct NewSend {
     /// the recipient's other service messages in the same transaction (see
     /// [`SERVICE_SPACING`]).
     pub service_limit: Option<String>,
+    /// For a send decided from a context read earlier, what must still hold when it is written.
+    pub check: Option<ContextCheck>,
 }
 
 /// An Idempotency-Key claimed by a send.
@@ -184,6 +211,9 @@ pub enum Written {
     InProgress,
     /// The exact limit refused, with the wait.
     Limited(std::time::Duration),
+    /// The send's [`ContextCheck`] failed (or could not be made): nothing was stored; decide
+    /// it again from a fresh read.
+    Stale,
 }
 
 fn existing_answer(existing: &idempotency_keys::Model, request_hash: &str) -> Written {
@@ -436,10 +466,21 @@ pub async fn write_batch(
         handed: Vec::new(),
         error: None,
     };
-    let mut rest: Vec<usize> = (0..sends.len()).collect();
-    if db.get_database_backend() == sea_orm::DbBackend::Postgres
-        && crate::usage::day_of(now_ms) != crate::usage::TOTALS
-    {
+    let at_once = db.get_database_backend() == sea_orm::DbBackend::Postgres
+        && crate::usage::day_of(now_ms) != crate::usage::TOTALS;
+    // A context check is made by the one statement only: a checked send that would not take it
+    // is not written, to be decided again from a fresh read.
+    let mut rest: Vec<usize> = (0..sends.len())
+        .filter(|&i| {
+            let unchecked =
+                sends[i].check.is_some() && !(at_once && sends[i].service_limit.is_none());
+            if unchecked {
+                batch.written[i] = Some(Written::Stale);
+            }
+            !unchecked
+        })
+        .collect();
+    if at_once {
         let plain: Vec<usize> = rest
             .iter()
             .copied()
@@ -447,13 +488,22 @@ pub async fn write_batch(
             .collect();
         if !plain.is_empty() {
             match write_at_once(db, sends, &plain, now_ms, lease).await {
-                Ok((done, leased)) => {
+                Ok(AtOnce {
+                    done,
+                    stale,
+                    leased,
+                }) => {
                     rest.retain(|&i| {
-                        let stored = done.contains(&sends[i].message.id);
-                        if stored {
-                            batch.written[i] = Some(Written::Accepted);
-                        }
-                        !stored
+                        let id = &sends[i].message.id;
+                        let answer = if done.contains(id) {
+                            Written::Accepted
+                        } else if stale.contains(id) {
+                            Written::Stale
+                        } else {
+                            return true;
+                        };
+                        batch.written[i] = Some(answer);
+                        false
                     });
                     batch.handed = leased;
                 }
@@ -503,15 +553,15 @@ async fn write_in_transaction(
 /// their outbox rows and their usage counts, each part a data-modifying `WITH` reading the
 /// rows the one before it wrote, so a batch costs one round trip instead of
 /// [`write_sends`]' six. Locks are taken in [`write_sends`]' order: keys (sorted), then the
-/// new rows, then the counters. Returns the ids of the messages written and the indices of
-/// those written leased under `lease`.
+/// new rows, then the counters. The sends with a [`ContextCheck`] that fails write nothing, key
+/// claim included.
 async fn write_at_once(
     db: &DatabaseConnection,
     sends: &[NewSend],
     indices: &[usize],
     now_ms: i64,
     lease: Option<OutboxLease<'_>>,
-) -> AppResult<(HashSet<Uuid>, Vec<usize>)> {
+) -> AppResult<AtOnce> {
     let (keyed, claims) = claims(sends, indices.iter().copied());
     let messages: Vec<messages::ActiveModel> = indices
         .iter()
@@ -530,25 +580,67 @@ async fn write_at_once(
         .collect();
     let messages = crate::bulk::records(&messages)?;
     let outbox = crate::bulk::records(&outbox)?;
-    let mut values: Vec<Value> = Vec::with_capacity(6);
+    let mut values: Vec<Value> = Vec::with_capacity(7);
     let mut sql = String::from("WITH ");
-    let filter = if claims.is_empty() {
-        String::new()
-    } else {
+    // Which messages are written: those whose context check holds, and whose key is claimed.
+    let mut conditions: Vec<String> = Vec::new();
+    let checks: Vec<(Uuid, &ContextCheck)> = indices
+        .iter()
+        .filter_map(|&i| sends[i].check.as_ref().map(|c| (sends[i].message.id, c)))
+        .collect();
+    if !checks.is_empty() {
+        let checks: Vec<(Uuid, &str, &str, &str)> = checks
+            .iter()
+            .map(|(id, c)| {
+                (
+                    *id,
+                    c.token_hash.as_str(),
+                    c.to.as_str(),
+                    c.version.as_str(),
+                )
+            })
+            .collect();
+        let json =
+            serde_json::to_string(&checks).map_err(|_| AppError::internal("encoding a check"))?;
+        values.push(json.into());
+        sql.push_str(&format!(
+            "cq AS (SELECT CAST(e.v->>0 AS uuid) AS id, e.v->>1 AS token_hash, \
+             e.v->>2 AS to_phone, e.v->>3 AS version \
+             FROM jsonb_array_elements(CAST(${n} AS jsonb)) AS e(v)), \
+             st AS (SELECT id FROM cq WHERE id NOT IN \
+             (SELECT q.id FROM cq q {CONTEXT_JOINS} WHERE {CONTEXT_VERSION} = q.version)), ",
+            n = values.len(),
+        ));
+        conditions.push("r.id NOT IN (SELECT id FROM st)".into());
+    }
+    if !claims.is_empty() {
         let claims = crate::bulk::records(&claims)?;
-        let source = claims.source(1);
+        let source = claims.source(values.len() + 1);
         values.push(claims.json);
         values.push(crate::bulk::uuid_array(
             keyed.iter().map(|&i| sends[i].message.id),
         ));
+        let unchecked = if checks.is_empty() {
+            ""
+        } else {
+            " WHERE message_id NOT IN (SELECT id FROM st)"
+        };
         sql.push_str(&format!(
             "k AS (INSERT INTO \"{table}\" ({names}) SELECT {names} \
-             FROM {source} \
+             FROM {source}{unchecked} \
              ON CONFLICT (business_id, key) DO NOTHING RETURNING message_id), ",
             table = claims.table,
             names = claims.names,
         ));
-        " WHERE r.id IN (SELECT message_id FROM k) OR NOT (r.id = ANY($2))".to_string()
+        conditions.push(format!(
+            "(r.id IN (SELECT message_id FROM k) OR NOT (r.id = ANY(${})))",
+            values.len()
+        ));
+    }
+    let filter = if conditions.is_empty() {
+        String::new()
+    } else {
+        format!(" WHERE {}", conditions.join(" AND "))
     };
     let m = messages.source(values.len() + 1);
     values.push(messages.json);
@@ -566,19 +658,44 @@ async fn write_at_once(
          FROM {o} AS r \
          WHERE r.message_id IN (SELECT id FROM m)), \
          u AS ({usage}) \
-         SELECT id FROM m",
+         SELECT id, false AS stale FROM m{stale}",
         mt = messages.table,
         mn = messages.names,
         ot = outbox.table,
         on = outbox.names,
         usage = crate::usage::accepted_in("m", slot, day),
+        stale = if checks.is_empty() {
+            ""
+        } else {
+            " UNION ALL SELECT id, true FROM st"
+        },
     ));
-    let mut done = HashSet::with_capacity(indices.len());
+    let mut answer = AtOnce {
+        done: HashSet::with_capacity(indices.len()),
+        stale: HashSet::new(),
+        leased,
+    };
     for row in db.query_all_raw(statement(db, &sql, values)).await? {
-        done.insert(row.try_get::<Uuid>("", "id")?);
+        let id = row.try_get::<Uuid>("", "id")?;
+        if row.try_get::<bool>("", "stale")? {
+            answer.stale.insert(id);
+        } else {
+            answer.done.insert(id);
+        }
     }
-    leased.retain(|&i| done.contains(&sends[i].message.id));
-    Ok((done, leased))
+    let done = &answer.done;
+    answer
+        .leased
+        .retain(|&i| done.contains(&sends[i].message.id));
+    Ok(answer)
+}
+
+/// What [`write_at_once`] came to: the ids of the messages written, of those whose context
+/// check failed, and the indices of those written leased.
+struct AtOnce {
+    done: HashSet<Uuid>,
+    stale: HashSet<Uuid>,
+    leased: Vec<usize>,
 }
 
 /// A written message's outbox row: leased to this core's dispatcher under `lease` when it is
