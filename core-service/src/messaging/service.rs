@@ -361,8 +361,8 @@ async fn app_send(
                 metrics::counter!("send_contexts_total", "context" => "kept").increment(1);
                 return Ok(answer);
             }
-            // The database's failures are answered as they are.
-            Err(err) if is_failure(&err) => return Err(err),
+            // The service's own failures (5xx) are answered as they are.
+            Err(err) if err.code.http_status() >= 500 => return Err(err),
             Err(_) => {}
         }
         metrics::counter!("send_contexts_total", "context" => "stale").increment(1);
@@ -383,14 +383,6 @@ async fn app_send(
         (intent, None),
     )
     .await
-}
-
-/// Whether an error is the service's failure rather than an answer to the request.
-fn is_failure(err: &AppError) -> bool {
-    matches!(
-        err.code,
-        ErrorCode::InternalError | ErrorCode::ServiceUnavailable
-    )
 }
 
 /// The app-token send's checks from the business match on, given its context (kept, with
@@ -603,6 +595,22 @@ async fn earlier_answer(
     existing.message_id.ok_or_else(in_progress)
 }
 
+/// A refusal before the write: the key's earlier answer, or the refusal; for a send decided
+/// from a kept context, neither (`Stale`: the fresh read decides, credential first).
+async fn refused(
+    core: &Core,
+    sender: &Sender,
+    key: Option<&store::KeyClaim>,
+    refusal: AppError,
+) -> AppResult<Answer> {
+    if sender.check.is_some() {
+        return Ok(Answer::Stale);
+    }
+    earlier_answer(core, sender.business_id, key, refusal)
+        .await
+        .map(Answer::Accepted)
+}
+
 /// The checks from "recipient exists" on, and the acceptance itself: the message and its outbox
 /// row are committed (with the key's claim, in a shared transaction) before this returns. A
 /// check stops before the first write, reading what the writes would have checked.
@@ -633,12 +641,7 @@ async fn accept(
         });
 
     if let Err(refusal) = check_consent(&recipient, outgoing.category) {
-        if sender.check.is_some() {
-            return Ok(Answer::Stale);
-        }
-        return earlier_answer(core, sender.business_id, key.as_ref(), refusal)
-            .await
-            .map(Answer::Accepted);
+        return refused(core, &sender, key.as_ref(), refusal).await;
     }
 
     let budget_key = format!("send:business:{}", sender.business_id);
@@ -665,12 +668,7 @@ async fn accept(
         .take(&budget_key, rate, ErrorCode::BusinessSendRateLimited)
         .await
     {
-        if sender.check.is_some() {
-            return Ok(Answer::Stale);
-        }
-        return earlier_answer(core, sender.business_id, key.as_ref(), refusal)
-            .await
-            .map(Answer::Accepted);
+        return refused(core, &sender, key.as_ref(), refusal).await;
     }
 
     let id = Uuid::now_v7();
