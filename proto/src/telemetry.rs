@@ -34,9 +34,14 @@ pub fn init_logging(default_filter: &str) {
     let format = LogFormat::from_env();
     let colours = std::io::stderr().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    // A line that cannot be written (standard error a pipe whose reader is gone) is dropped:
+    // the subscriber's own report of it goes to standard error too, through `eprintln!`, which
+    // panics there, and that panic took down whichever task was logging (the one waiting for
+    // SIGTERM among them, so the process no longer stopped).
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(std::io::stderr)
+        .log_internal_errors(false);
     let _ = match format {
         Some(LogFormat::Json) => builder
             .json()
