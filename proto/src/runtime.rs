@@ -5,6 +5,12 @@
 //! them) spend much of a busy CPU waking each other's idle threads: on a 2-CPU machine a
 //! closed loop of sends cost a fifth less CPU per send with one thread per process (README,
 //! Several cores). The setting lets an operator give each process its share.
+//!
+//! One thread is tokio's current-thread scheduler: the thread that starts the process runs
+//! every task. A multi-threaded runtime of one worker keeps that thread apart from the
+//! worker, and every task the binary's main future wakes or spawns crossed between the two
+//! (a futex wake each time); on the same machine that cost the split a further eighth of
+//! its CPU per send in its processes.
 
 use std::num::NonZeroUsize;
 use std::process::ExitCode;
@@ -55,15 +61,27 @@ impl RuntimeArgs {
         }
     }
 
-    /// Builds the multi-threaded runtime with [`Self::threads`] workers (tokio's own
-    /// `TOKIO_WORKER_THREADS` is not read: this setting is the one) and logs its size.
+    /// Builds the runtime with [`Self::threads`] threads running tasks (tokio's own
+    /// `TOKIO_WORKER_THREADS` is not read: this setting is the one) and logs its size: for
+    /// one, the current-thread scheduler on the calling thread; for more, the multi-threaded
+    /// one with that many workers.
     pub fn build(&self) -> std::io::Result<tokio::runtime::Runtime> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(self.threads())
-            .enable_all()
-            .build()?;
+        let runtime = match self.threads() {
+            1 => tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?,
+            threads => tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(threads)
+                .enable_all()
+                .build()?,
+        };
+        let scheduler = match runtime.handle().runtime_flavor() {
+            tokio::runtime::RuntimeFlavor::CurrentThread => "current-thread",
+            _ => "multi-thread",
+        };
         tracing::info!(
             runtime_threads = runtime.metrics().num_workers(),
+            scheduler,
             "async runtime started"
         );
         Ok(runtime)
@@ -122,11 +140,36 @@ mod tests {
         assert_eq!(args.threads(), 3);
         let runtime = args.build().unwrap();
         assert_eq!(runtime.metrics().num_workers(), 3);
+        assert_eq!(
+            runtime.handle().runtime_flavor(),
+            tokio::runtime::RuntimeFlavor::MultiThread
+        );
         // Unset: one per CPU.
         let default = RuntimeArgs::default();
         assert_eq!(
             default.threads(),
             std::thread::available_parallelism().unwrap().get()
         );
+    }
+
+    #[test]
+    fn one_thread_is_the_current_thread_scheduler_on_the_calling_thread() {
+        let args = RuntimeArgs {
+            runtime_threads: Some("1".parse().unwrap()),
+        };
+        let runtime = args.build().unwrap();
+        assert_eq!(
+            runtime.handle().runtime_flavor(),
+            tokio::runtime::RuntimeFlavor::CurrentThread
+        );
+        assert_eq!(runtime.metrics().num_workers(), 1);
+        // Spawned tasks run on the thread that drives the runtime, not on a worker of their own.
+        let caller = std::thread::current().id();
+        let ran_on = runtime.block_on(async {
+            tokio::spawn(async { std::thread::current().id() })
+                .await
+                .unwrap()
+        });
+        assert_eq!(ran_on, caller);
     }
 }
