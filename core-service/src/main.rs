@@ -96,11 +96,12 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let metrics_addr = config.metrics_addr;
     let app = CoreApp::build(config, Overrides::default()).await?;
     let cancel = CancellationToken::new();
+    // Before the line saying it listens: a SIGTERM from then on is a graceful stop.
+    proto::shutdown::cancel_on_signal(cancel.clone());
     if let Some(addr) = metrics_addr.serve(cancel.clone()).await? {
         tracing::info!("metrics at http://{addr}/metrics");
     }
     tracing::info!(addr = %app.local_addr(), tls, "core gRPC listening");
-    proto::shutdown::cancel_on_signal(cancel.clone());
     app.run_until_stopped(cancel).await
 }
 

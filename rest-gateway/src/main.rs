@@ -31,12 +31,13 @@ fn main() -> std::process::ExitCode {
 async fn run(cli: Cli) -> std::process::ExitCode {
     let result = async {
         let app = GatewayApp::build(cli.config.clone()).await?;
-        tracing::info!(addr = %app.local_addr(), core = %cli.config.core_url, "gateway listening");
         let cancel = CancellationToken::new();
+        // Before the line saying it listens: a SIGTERM from then on is a graceful stop.
+        proto::shutdown::cancel_on_signal(cancel.clone());
+        tracing::info!(addr = %app.local_addr(), core = %cli.config.core_url, "gateway listening");
         if let Some(addr) = cli.config.metrics_addr.serve(cancel.clone()).await? {
             tracing::info!("metrics at http://{addr}/metrics");
         }
-        proto::shutdown::cancel_on_signal(cancel.clone());
         app.run_until_stopped(cancel).await
     }
     .await;

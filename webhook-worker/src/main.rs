@@ -30,6 +30,7 @@ fn main() -> std::process::ExitCode {
 
 async fn run(cli: Cli) -> std::process::ExitCode {
     let cancel = CancellationToken::new();
+    proto::shutdown::cancel_on_signal(cancel.clone());
     match cli.config.metrics_addr.serve(cancel.clone()).await {
         Ok(Some(addr)) => tracing::info!("metrics at http://{addr}/metrics"),
         Ok(None) => {}
@@ -38,7 +39,6 @@ async fn run(cli: Cli) -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     }
-    proto::shutdown::cancel_on_signal(cancel.clone());
     match webhook_worker::run_until_stopped(cli.config, cancel).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(err) => {

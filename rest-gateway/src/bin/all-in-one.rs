@@ -71,6 +71,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     worker_config.settings = cli.worker;
 
     let cancel = CancellationToken::new();
+    // Installed before the start-up line: a SIGTERM from then on is a graceful stop.
+    let signals = proto::shutdown::listen();
     if let Some(addr) = metrics_addr
         .serve(cancel.clone())
         .await
@@ -108,7 +110,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         println!("business messaging: http://{http}  (gRPC {grpc}, database {database})");
     }
 
-    proto::shutdown::signal().await;
+    signals.recv().await;
     cancel.cancel();
     let (core_result, gateway_result, worker_result) =
         tokio::join!(core_task, gateway_task, worker_task);
