@@ -2,7 +2,7 @@
 //! no colour codes when standard error is not a terminal, and each HTTP request gets one access
 //! line (route template, status, latency, request id, client IP) whose request id is also on
 //! the core's line for the gRPC call it caused. Metrics are served on `METRICS_ADDR`, not on
-//! the API port.
+//! the API port. A server whose log reader has gone still stops on SIGTERM.
 
 #![cfg(feature = "embedded")]
 
@@ -313,5 +313,69 @@ fn the_standalone_gateway_ignores_settings_meant_for_the_core_or_the_worker() {
     assert!(
         lines.iter().any(|l| l.contains("gateway listening")),
         "{lines:?}"
+    );
+}
+
+// SIGTERM stops a server even when nobody reads its logs any more: standard error a pipe whose
+// reader has gone (a log collector that died, `| head`). Writing a log line there fails; the
+// line is dropped, and the task that wrote it (the one waiting for the signal among them)
+// carries on.
+
+#[cfg(unix)]
+/// Starts the gateway with `threads` runtime threads, reads standard error up to the line
+/// saying it listens, closes it, sends SIGTERM and answers whether the process ended.
+fn stops_on_sigterm_with_its_log_reader_gone(threads: &str) -> bool {
+    let mut child = Command::new(GATEWAY)
+        .env("HTTP_ADDR", "127.0.0.1:0")
+        .env("METRICS_ADDR", "off")
+        // Nothing listens there: the gateway starts all the same (readiness says not ready).
+        .env("CORE_URL", "http://127.0.0.1:9")
+        .env("RUNTIME_THREADS", threads)
+        .env_remove("RUST_LOG")
+        .env_remove("LOG_FORMAT")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let pid = child.id().to_string();
+    let mut running = Running(child);
+    let mut lines = BufReader::new(stderr).lines();
+    let listening = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .any(|line| line.contains("gateway listening"));
+    assert!(listening, "the gateway did not start");
+    // The reader goes: from now on every write to standard error fails (EPIPE).
+    drop(lines);
+    let killed = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(killed.success());
+    // A hang detector, not a timing: a process that stops does so in well under a second.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if let Some(status) = running.0.try_wait().unwrap() {
+            assert!(status.success(), "RUNTIME_THREADS={threads}: {status}");
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_the_gateway_whose_log_reader_is_gone_on_one_thread() {
+    assert!(
+        stops_on_sigterm_with_its_log_reader_gone("1"),
+        "still running 30 s after SIGTERM"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_the_gateway_whose_log_reader_is_gone_on_two_threads() {
+    assert!(
+        stops_on_sigterm_with_its_log_reader_gone("2"),
+        "still running 30 s after SIGTERM"
     );
 }
