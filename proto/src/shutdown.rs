@@ -32,25 +32,29 @@ pub fn listen() -> Signals {
 impl Signals {
     /// Resolves when the process receives Ctrl-C or SIGTERM (never, for a handler that could
     /// not be installed).
-    pub async fn recv(mut self) {
+    pub async fn recv(self) {
         #[cfg(unix)]
         {
-            async fn on(signal: Option<&mut tokio::signal::unix::Signal>) {
+            async fn on(signal: Option<tokio::signal::unix::Signal>) {
                 match signal {
-                    Some(signal) => {
+                    Some(mut signal) => {
                         signal.recv().await;
                     }
                     None => std::future::pending::<()>().await,
                 }
             }
+            let Signals {
+                interrupt,
+                terminate,
+            } = self;
             tokio::select! {
-                () = on(self.interrupt.as_mut()) => {},
-                () = on(self.terminate.as_mut()) => {},
+                () = on(interrupt) => {},
+                () = on(terminate) => {},
             }
         }
         #[cfg(not(unix))]
         {
-            let _ = &mut self;
+            let Signals {} = self;
             let _ = tokio::signal::ctrl_c().await;
         }
         tracing::info!("shutting down");
