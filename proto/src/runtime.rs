@@ -3,8 +3,8 @@
 //! tokio's default is a worker thread per CPU. That suits a process that has its host's CPUs
 //! to itself. Processes that share them (several binaries on one host, or PostgreSQL beside
 //! them) spend much of a busy CPU waking each other's idle threads: on a 2-CPU machine a
-//! closed loop of sends cost a fifth less CPU per send with one thread per process (README,
-//! Several cores). The setting lets an operator give each process its share.
+//! closed loop of sends cost a fifth less CPU per send with one thread per process
+//! (core-service/README.md, Several cores). The setting lets an operator give each process its share.
 //!
 //! One thread is tokio's current-thread scheduler: the thread that starts the process runs
 //! every task. A multi-threaded runtime of one worker keeps that thread apart from the

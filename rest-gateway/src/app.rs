@@ -61,6 +61,7 @@ pub fn router(state: AppState, config: &GatewayConfig) -> Router {
         }),
     )
     .merge(docs_page())
+    .merge(crate::guide::router())
     .merge(crate::console::router())
     .fallback(not_found)
     .method_not_allowed_fallback(method_not_allowed)

@@ -7,6 +7,7 @@ pub mod config;
 pub mod console;
 pub mod envelope;
 pub mod extract;
+pub mod guide;
 pub mod openapi;
 pub mod routes;
 pub mod schema;

@@ -16,6 +16,7 @@ mod consent;
 mod console;
 mod cores;
 mod delivery_http;
+mod docs;
 mod envelope;
 mod error_codes;
 mod events;

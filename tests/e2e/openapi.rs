@@ -945,3 +945,74 @@ e2e!(
         }
     }
 );
+
+e2e!(
+    the_api_guide_is_served_from_the_binary_and_linked_from_docs_and_the_console,
+    |app| async move {
+        let get = |path: &'static str| {
+            let http = app.http.clone();
+            let url = format!("{}{path}", app.base);
+            async move {
+                let response = http.get(url).send().await.expect("request sent");
+                let status = response.status().as_u16();
+                let headers = response.headers().clone();
+                (status, headers, response.text().await.unwrap())
+            }
+        };
+        let (status, headers, page) = get("/docs/guide").await;
+        assert_eq!(status, 200);
+        assert!(
+            headers["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("text/html")
+        );
+        let csp = headers["content-security-policy"].to_str().unwrap();
+        assert!(
+            csp.contains("default-src 'none'") && !csp.contains("script-src"),
+            "{csp}"
+        );
+        assert_eq!(headers["x-content-type-options"], "nosniff");
+        // The gateway's manual, rendered: its sections, GitHub's anchors, the recipes.
+        let manual = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../rest-gateway/README.md"),
+        )
+        .unwrap();
+        assert!(manual.contains("\n## API guide\n"));
+        for heading in [
+            r#"<h2 id="api-guide">"#,
+            r#"<h3 id="webhooks">"#,
+            r#"<h3 id="events">"#,
+            r#"<h3 id="behaviour-worth-knowing">"#,
+        ] {
+            assert!(page.contains(heading), "no {heading}");
+        }
+        assert!(page.contains("def verify(secret: str"), "the Python recipe");
+        // Offline: nothing loaded from elsewhere, no script; other files' links are text.
+        assert!(!page.contains("<script"));
+        assert!(!page.contains("<img"));
+        assert!(!page.contains("README.md\""));
+        assert!(page.contains(r#"<link rel="stylesheet" href="/docs/guide/style.css">"#));
+        let (status, headers, css) = get("/docs/guide/style.css").await;
+        assert_eq!(status, 200);
+        assert!(
+            headers["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("text/css")
+        );
+        assert!(!css.contains("url("), "{css}");
+        // Linked from the reference (the document's description and externalDocs) and the console.
+        let (_, _, doc) = get("/openapi.json").await;
+        let doc: serde_json::Value = serde_json::from_str(&doc).unwrap();
+        assert_eq!(doc["externalDocs"]["url"], "/docs/guide");
+        assert!(
+            doc["info"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("(/docs/guide)")
+        );
+        let (_, _, console) = get("/console/").await;
+        assert!(console.contains(r#"<a href="/docs/guide">API guide</a>"#));
+    }
+);

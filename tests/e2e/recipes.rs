@@ -1,6 +1,6 @@
-//! The README's signature-verification recipes (tests/recipes/verify.py and verify.mjs), run
+//! The API guide's signature-verification recipes (tests/recipes/verify.py and verify.mjs), run
 //! against a real delivery: they accept it, and refuse a changed body or another secret. The
-//! README shows them verbatim.
+//! guide (rest-gateway/README.md) shows them verbatim.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -45,15 +45,15 @@ fn run(program: &str, recipe: &str, secret: &str, header: &str, body: &[u8]) -> 
     Some(out.status.success())
 }
 
-/// The recipe as README.md shows it: the file up to its command-line part.
+/// The recipe as the API guide shows it: the file up to its command-line part.
 fn recipe_text(file: &str, cut: &str) -> String {
     let text = std::fs::read_to_string(root().join("tests/recipes").join(file)).unwrap();
     text.split(cut).next().unwrap().trim_end().to_string()
 }
 
 #[test]
-fn readme_shows_the_verification_recipes_as_the_tests_run_them() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+fn the_api_guide_shows_the_verification_recipes_as_the_tests_run_them() {
+    let readme = std::fs::read_to_string(root().join("rest-gateway/README.md")).unwrap();
     for (file, cut) in [
         ("verify.py", "\n\n# Command line"),
         ("verify.mjs", "\n\n// Command line"),
@@ -61,7 +61,7 @@ fn readme_shows_the_verification_recipes_as_the_tests_run_them() {
         let recipe = recipe_text(file, cut);
         assert!(
             readme.contains(&recipe),
-            "README.md does not show tests/recipes/{file}"
+            "rest-gateway/README.md does not show tests/recipes/{file}"
         );
     }
 }

@@ -1,7 +1,8 @@
 //! Every setting does what it says. Each documented environment variable has a row here: either
 //! a probe that starts a stack with the variable read the way its binary reads it (through its
-//! clap argument) and shows the effect, or the name of the test elsewhere that does. README's
-//! tables, this table and the variables the binaries claim are the same set.
+//! clap argument) and shows the effect, or the name of the test elsewhere that does. The
+//! manuals' settings tables (core-service, rest-gateway and webhook-worker READMEs), this table
+//! and the variables the binaries claim are the same set.
 
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
@@ -15,6 +16,7 @@ use serde_json::json;
 
 use crate::e2e;
 use crate::fixtures::Receiver;
+use crate::fixtures::docs::manual_section;
 use crate::fixtures::{ALL_SCOPES, follower, live_business, register_webhook};
 use crate::fixtures::{verify_code, wrong_code};
 use crate::harness::{Options, TestApp, eventually};
@@ -746,16 +748,20 @@ fn env_names<T: Args>() -> BTreeSet<String> {
         .collect()
 }
 
-/// The variables of README's settings tables (`| \`NAME\` |` rows; a row may name several).
+/// The settings tables of the manuals: the core's (with the settings several binaries read, and
+/// retention), the gateway's and the worker's.
+const SETTINGS_TABLES: [(&str, &str); 4] = [
+    ("core-service/README.md", "### Configuration"),
+    ("core-service/README.md", "### Retention"),
+    ("rest-gateway/README.md", "## Configuration"),
+    ("webhook-worker/README.md", "## Configuration"),
+];
+
+/// The variables of the manuals' settings tables (`| \`NAME\` |` rows; a row may name several).
 fn documented() -> BTreeSet<String> {
-    let readme = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"),
-    )
-    .unwrap();
     let mut names = BTreeSet::new();
-    for section in ["## Configuration", "## Retention"] {
-        let body = readme.split(section).nth(1).unwrap();
-        let body = body.split("\n## ").next().unwrap();
+    for (file, heading) in SETTINGS_TABLES {
+        let body = manual_section(file, heading);
         for line in body.lines().filter(|l| l.starts_with("| `")) {
             let first = line.split('|').nth(1).unwrap();
             for name in first.split('`').skip(1).step_by(2) {
@@ -788,7 +794,7 @@ fn readme_this_table_and_the_binaries_name_the_same_settings() {
             .symmetric_difference(&claimed)
             .collect::<Vec<_>>(),
         Vec::<&String>::new(),
-        "README's tables and the binaries' settings differ"
+        "the manuals' settings tables and the binaries' settings differ"
     );
     let tested: BTreeSet<String> = PROBED
         .iter()

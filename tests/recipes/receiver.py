@@ -1,5 +1,5 @@
-"""A webhook receiver for trying the service locally: it verifies each delivery with the README's
-recipe (verify.py beside it) and prints one JSON line per request:
+"""A webhook receiver for trying the service locally: it verifies each delivery with the API
+guide's recipe (verify.py beside it) and prints one JSON line per request:
 {"verified": true, "event": ..., "delivery": ..., "payload": {...}}.
 
     python3 tests/recipes/receiver.py PORT SECRET

@@ -26,8 +26,9 @@ use examples::synth;
     info(
         title = "Business Messaging API",
         version = "1.0.0",
-        description = "Send authentication, utility and marketing messages to the users who follow a business; learn the outcome through signed webhooks.\n\nEvery answer is the envelope `{success, message, data, timestamp}`; a failure has `success: false`, the error code in `message`, `data: null` and `detail`, one sentence saying why. Every answer carries `X-Request-Id`. Console routes take a user's access token (`POST /auth/business/otp/verify`); `/v1` routes take a developer-app token (`sva_...`)."
+        description = "Send authentication, utility and marketing messages to the users who follow a business; learn the outcome through signed webhooks.\n\nEvery answer is the envelope `{success, message, data, timestamp}`; a failure has `success: false`, the error code in `message`, `data: null` and `detail`, one sentence saying why. Every answer carries `X-Request-Id`. Console routes take a user's access token (`POST /auth/business/otp/verify`); `/v1` routes take a developer-app token (`sva_...`).\n\nThe [API guide](/docs/guide) says what this reference cannot: how to verify a webhook's signature, what is retried and in which order things happen, the limits, and how broadcasts, the audience, usage and events work as a whole."
     ),
+    external_docs(url = "/docs/guide", description = "The API guide: signatures, retries, ordering, limits"),
     modifiers(&BearerScheme),
     tags(
         (name = "auth", description = "Sign-in and tokens"),

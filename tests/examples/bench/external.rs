@@ -192,7 +192,7 @@ impl External {
             gateways: Vec::new(),
             cores,
             // Six processes share the machine's CPUs: each gets one runtime thread, as an
-            // operator would size them (README, Several cores), unless `--stack-env` says.
+            // operator would size them (core-service/README.md, Several cores), unless `--stack-env` says.
             runtime_threads: Some(
                 env.runtime_threads()
                     .unwrap_or_else(|| SPLIT_RUNTIME_THREADS.into()),
