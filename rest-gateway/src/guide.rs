@@ -6,7 +6,7 @@
 use std::sync::LazyLock;
 
 use axum::Router;
-use axum::http::{HeaderValue, header};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
@@ -38,7 +38,7 @@ pub fn router() -> Router<AppState> {
 }
 
 fn served(content_type: &'static str, body: &'static str) -> Response {
-    let mut response = (
+    let response = (
         [
             (header::CONTENT_TYPE, content_type),
             (header::CACHE_CONTROL, "no-cache"),
@@ -46,20 +46,7 @@ fn served(content_type: &'static str, body: &'static str) -> Response {
         body,
     )
         .into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-    );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    response
+    crate::console::with_policy(response, CONTENT_SECURITY_POLICY)
 }
 
 /// The whole HTML page of `markdown`.

@@ -2,6 +2,7 @@
 
 use crate::e2e;
 use crate::fixtures::ROUTES;
+use crate::harness::TestApp;
 
 e2e!(
     openapi_is_version_1_0_0_of_an_openapi_3_1_document,
@@ -905,22 +906,29 @@ fn the_client_libraries_are_generated_from_the_document_as_served() {
     );
 }
 
+/// `GET path`: the status, the headers and the body as text.
+async fn fetch(app: &TestApp, path: &str) -> (u16, reqwest::header::HeaderMap, String) {
+    let response = app
+        .http
+        .get(format!("{}{path}", app.base))
+        .send()
+        .await
+        .expect("request sent");
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    (status, headers, response.text().await.unwrap())
+}
+
 e2e!(
     docs_page_renders_the_document_with_assets_from_the_binary,
     |app| async move {
-        let get = |path: &'static str| {
-            let http = app.http.clone();
-            let url = format!("{}{path}", app.base);
-            async move {
-                let response = http.get(url).send().await.expect("request sent");
-                let status = response.status().as_u16();
-                let kind = response
-                    .headers()
-                    .get("content-type")
-                    .map(|v| v.to_str().unwrap().to_string())
-                    .unwrap_or_default();
-                (status, kind, response.text().await.unwrap())
-            }
+        let get = async |path: &str| {
+            let (status, headers, body) = fetch(&app, path).await;
+            let kind = headers
+                .get("content-type")
+                .map(|v| v.to_str().unwrap().to_string())
+                .unwrap_or_default();
+            (status, kind, body)
         };
         let (status, kind, page) = get("/docs/").await;
         assert_eq!(status, 200);
@@ -949,16 +957,7 @@ e2e!(
 e2e!(
     the_api_guide_is_served_from_the_binary_and_linked_from_docs_and_the_console,
     |app| async move {
-        let get = |path: &'static str| {
-            let http = app.http.clone();
-            let url = format!("{}{path}", app.base);
-            async move {
-                let response = http.get(url).send().await.expect("request sent");
-                let status = response.status().as_u16();
-                let headers = response.headers().clone();
-                (status, headers, response.text().await.unwrap())
-            }
-        };
+        let get = async |path: &str| fetch(&app, path).await;
         let (status, headers, page) = get("/docs/guide").await;
         assert_eq!(status, 200);
         assert!(
