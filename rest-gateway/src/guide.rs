@@ -75,10 +75,9 @@ pub fn html(markdown: &str) -> String {
     out
 }
 
-/// Gives every heading the id GitHub gives it (see [`anchor`]), numbered from the second of a
-/// kind as GitHub does (`-1`, `-2`, ...).
+/// Gives every heading the id GitHub gives it (see [`Anchors`]).
 fn name_headings(events: &mut [Event<'_>]) {
-    let mut seen = std::collections::HashMap::<String, usize>::new();
+    let mut anchors = Anchors::default();
     for i in 0..events.len() {
         if !matches!(events[i], Event::Start(Tag::Heading { .. })) {
             continue;
@@ -91,16 +90,29 @@ fn name_headings(events: &mut [Event<'_>]) {
                 _ => {}
             }
         }
-        let base = anchor(&text);
-        let count = seen.entry(base.clone()).or_insert(0);
+        let id = anchors.next(&text);
+        if let Event::Start(Tag::Heading { id: slot, .. }) = &mut events[i] {
+            *slot = Some(CowStr::from(id));
+        }
+    }
+}
+
+/// The anchors of a document's headings, in order: each one's [`anchor`], a repeated one
+/// numbered from its second time as GitHub does (`-1`, `-2`, ...).
+#[derive(Debug, Default)]
+pub struct Anchors(std::collections::HashMap<String, usize>);
+
+impl Anchors {
+    /// The anchor of the document's next heading, whose text is `heading`.
+    pub fn next(&mut self, heading: &str) -> String {
+        let base = anchor(heading);
+        let count = self.0.entry(base.clone()).or_insert(0);
         let id = match *count {
             0 => base,
             n => format!("{base}-{n}"),
         };
         *count += 1;
-        if let Event::Start(Tag::Heading { id: slot, .. }) = &mut events[i] {
-            *slot = Some(CowStr::from(id));
-        }
+        id
     }
 }
 
