@@ -6,7 +6,6 @@ pub mod app;
 pub mod apps;
 pub mod batch;
 pub mod broadcasts;
-pub mod bulk;
 pub mod business;
 pub mod caller;
 pub mod clock;

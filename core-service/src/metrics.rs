@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use sea_orm::{ConnectionTrait, DbBackend, Statement};
+use sea_orm::{ConnectionTrait, Statement};
 use tokio_util::sync::CancellationToken;
 
 use crate::state::Core;
@@ -46,17 +46,7 @@ async fn count(
 /// Reads every gauge once.
 pub async fn sample_once(core: &Core) -> Result<(), sea_orm::DbErr> {
     // The pool (and the statement counters) first: they need no database.
-    let (size, idle) = match core.db.get_database_backend() {
-        DbBackend::Postgres => {
-            let pool = core.db.get_postgres_connection_pool();
-            (pool.size(), pool.num_idle())
-        }
-        _ => {
-            let pool = core.db.get_sqlite_connection_pool();
-            (pool.size(), pool.num_idle())
-        }
-    };
-    let idle = idle as u32;
+    let (size, idle) = crate::db::pool_connections(&core.db);
     metrics::gauge!("db_pool_connections", "state" => "in_use")
         .set(f64::from(size.saturating_sub(idle)));
     metrics::gauge!("db_pool_connections", "state" => "idle").set(f64::from(idle));

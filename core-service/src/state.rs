@@ -7,6 +7,7 @@ use sea_orm::DatabaseConnection;
 
 use crate::clock::SharedClock;
 use crate::config::{CoreConfig, LimitsConfig, TokenSettings, WebhookSettings};
+use crate::db::Tuning;
 use crate::limits::{Budget, Limiter};
 use crate::messaging::reader::ContextReader;
 use crate::messaging::writer::SendWriter;
@@ -17,6 +18,8 @@ use crate::webhooks::wakeup::WebhookWakeup;
 
 pub struct Core {
     pub db: DatabaseConnection,
+    /// What differs by database, decided once from `db`.
+    pub tuning: Tuning,
     pub clock: SharedClock,
     pub keys: Keys,
     pub sms: Arc<dyn SmsSender>,
@@ -57,18 +60,15 @@ impl Core {
         keys: Keys,
         sms: Arc<dyn SmsSender>,
     ) -> Core {
-        // SQLite has one connection: one writer. PostgreSQL: a few, so that one batch commits
-        // while the next is gathered.
-        let writers = match db.get_database_backend() {
-            sea_orm::DbBackend::Postgres => 2,
-            _ => 1,
-        };
+        let tuning = Tuning::of(db.get_database_backend());
+        let writers = tuning.send_writers;
         Core {
+            tuning,
             limiter: Limiter::new(db.clone(), clock.clone()),
             send_budget: Budget::new(Limiter::new(db.clone(), clock.clone())),
             sends: SendWriter::spawn(db.clone(), clock.clone(), writers),
             send_reads: ContextReader::spawn(db.clone(), writers),
-            webhook_wakeup: WebhookWakeup::new(db.clone()),
+            webhook_wakeup: WebhookWakeup::new(db.clone(), tuning.shared),
             db,
             clock,
             keys,

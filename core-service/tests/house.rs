@@ -304,43 +304,62 @@ fn only_the_app_imports_the_operator_service() {
     }
 }
 
+/// Whether `module` is a store: a `store.rs` (or a file of a `store/` folder), a backend's
+/// `pg.rs`, the connection (`db`), or one of the stores named otherwise: the outbox (the
+/// dispatcher's queries) and the usage counters (written in the transaction of every change
+/// they count).
+fn is_store(module: &str) -> bool {
+    let segments: Vec<&str> = module.split("::").collect();
+    segments.contains(&"store")
+        || segments.last() == Some(&"pg")
+        || segments.get(1) == Some(&"db")
+        || module.starts_with("crate::messaging::outbox")
+        || module.starts_with("crate::usage")
+}
+
 #[test]
 fn stores_never_import_rules() {
     let edges = edges();
-    let stores = edges.keys().filter(|m| {
-        m.ends_with("::store")
-            || ["crate::messaging::outbox", "crate::events"].contains(&m.as_str())
-    });
-    // `events` records an event with its deliveries: the events table's store. `limits` is the
-    // rate-limit table's conditional update (the group commit spends an exact limit in its
-    // own transaction). `usage` is the usage counters' upsert, written in the transaction of
-    // every change it counts. `bulk` builds set-based statements (rows and lists of any size
-    // in one statement of fixed text) and imports nothing of the crate.
+    // `events` plans an event batch's rows (what its store writes). `limits` is the rate-limit
+    // table's conditional update (the group commit spends an exact limit in its own
+    // transaction).
     let allowed = [
-        "crate::bulk",
         "crate::limits",
-        "crate::usage",
         "crate::entities",
         "crate::error",
-        "crate::db",
         "crate::clock",
         "crate::events",
     ];
     let mut checked = 0;
-    for store in stores {
+    for store in edges.keys().filter(|m| is_store(m)) {
         checked += 1;
         for target in &edges[store] {
-            // Another store (a broadcast's batch completes it through the outbox's query, in
-            // the same transaction).
-            let other_store =
-                target.ends_with("::store") || target.as_str() == "crate::messaging::outbox";
             assert!(
-                allowed.contains(&target.as_str()) || other_store,
+                allowed.contains(&target.as_str()) || is_store(target),
                 "{store} imports {target}: a store imports entities, errors and other stores only"
             );
         }
     }
-    assert!(checked >= 7, "{checked} stores checked");
+    assert!(checked >= 20, "{checked} stores checked");
+}
+
+/// The statements that name a backend (`DbBackend::Postgres`, `DbBackend::Sqlite`): only stores,
+/// `pg.rs` files and `db` decide which database they talk to; runtimes and rules read `Tuning`.
+#[test]
+fn only_stores_name_the_backend() {
+    let mut named = 0;
+    for (module, source) in modules() {
+        if !code(&source).contains("DbBackend::") {
+            continue;
+        }
+        named += 1;
+        assert!(
+            is_store(&module),
+            "{module} names a backend: move the statement into the store it reads (a `pg.rs` \
+             beside it for PostgreSQL's), or read a field of `db::Tuning`"
+        );
+    }
+    assert!(named >= 5, "the backend is named in {named} files");
 }
 
 #[test]

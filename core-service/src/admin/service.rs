@@ -135,7 +135,7 @@ pub async fn create_demo(core: &Core, confirm: bool, followers: u32) -> AppResul
             format!("followers: 1 to {MAX_DEMO_FOLLOWERS}"),
         ));
     }
-    if core.db.get_database_backend() == sea_orm::DbBackend::Postgres && !confirm {
+    if core.tuning.shared && !confirm {
         return Err(AppError::new(
             ErrorCode::InvalidRequest,
             "confirm: this database is PostgreSQL; pass --yes to create demo data in it",

@@ -39,8 +39,6 @@ pub const LEASE: Duration = Duration::from_secs(30);
 const POLL: Duration = Duration::from_secs(1);
 /// The most broadcasts one core runs at once.
 const RUNNING: usize = 4;
-/// The most recipients one batch (one transaction) handles (PostgreSQL, SQLite).
-const BATCH: (u64, u64) = (1000, 250);
 /// The longest pause between batches (so the lease is renewed well within [`LEASE`]).
 const LONGEST_PAUSE: Duration = Duration::from_secs(5);
 
@@ -107,12 +105,11 @@ impl Runner {
     }
 
     fn batch_size(&self, broadcast: &broadcasts::Model) -> u64 {
-        let (postgres, sqlite) = BATCH;
-        let most = match self.core.db.get_database_backend() {
-            sea_orm::DbBackend::Postgres => postgres,
-            _ => sqlite,
-        };
-        most.min(broadcast.max_per_second.max(1) as u64)
+        // The most recipients one batch (one transaction) handles.
+        self.core
+            .tuning
+            .broadcast_batch
+            .min(broadcast.max_per_second.max(1) as u64)
     }
 
     /// Creates one broadcast's messages, batch after batch, at its pace, until they are all

@@ -413,7 +413,7 @@ pub async fn insert_messages(
     if created.is_empty() {
         return Ok(());
     }
-    crate::bulk::insert_all(
+    crate::db::bulk::insert_all(
         txn,
         created
             .iter()
@@ -423,7 +423,7 @@ pub async fn insert_messages(
         &[],
     )
     .await?;
-    crate::bulk::insert_all(
+    crate::db::bulk::insert_all(
         txn,
         created
             .iter()

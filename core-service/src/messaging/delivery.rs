@@ -9,15 +9,12 @@
 
 use std::time::{Duration, Instant};
 
-use std::collections::HashMap;
-
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use sea_orm::{ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QuerySelect, Statement};
 
 use super::outbox::{self, Outcome};
 use crate::domain::UserStatus;
-use crate::entities::{messages, users};
+use crate::entities::messages;
 use crate::error::{AppError, AppResult};
 use crate::identity::store as identity_store;
 use crate::state::Core;
@@ -175,39 +172,18 @@ impl DeliveryProvider for InboxDelivery {
 }
 
 /// The inbox for a batch: the recipients' statuses read and the active ones' inbox rows
-/// written, in one statement on PostgreSQL (its insert sees the statuses it answers with) and
-/// one read then one insert on SQLite.
+/// written (see `outbox::put_in_active_inboxes`).
 async fn inbox_batch(core: &Core, messages: &[messages::Model]) -> AppResult<Vec<Outcome>> {
-    let recipients: Vec<uuid::Uuid> = messages.iter().map(|m| m.recipient_user_id).collect();
     let now = core.clock.now();
-    let postgres = core.db.get_database_backend() == DbBackend::Postgres;
-    let statuses: HashMap<uuid::Uuid, String> = if postgres {
-        read_and_put_in_inboxes(core, recipients, messages, now).await?
-    } else {
-        users::Entity::find()
-            .select_only()
-            .column(users::Column::Id)
-            .column(users::Column::Status)
-            .filter(crate::bulk::uuid_in(
-                core.db.get_database_backend(),
-                users::Column::Id,
-                recipients,
-            ))
-            .into_tuple::<(uuid::Uuid, String)>()
-            .all(&core.db)
-            .await?
-            .into_iter()
-            .collect()
-    };
+    let statuses =
+        outbox::put_in_active_inboxes(&core.db, messages, now, UserStatus::Active.as_str()).await?;
     let mut outcomes = Vec::with_capacity(messages.len());
-    let mut delivered = Vec::with_capacity(messages.len());
     for message in messages {
         let active = match statuses.get(&message.recipient_user_id) {
             Some(status) => UserStatus::from_db(status)? == UserStatus::Active,
             None => false,
         };
         if active {
-            delivered.push(message);
             outcomes.push(Outcome {
                 delivered: true,
                 reason: None,
@@ -219,53 +195,7 @@ async fn inbox_batch(core: &Core, messages: &[messages::Model]) -> AppResult<Vec
             });
         }
     }
-    if !postgres {
-        outbox::put_in_inboxes(&core.db, &delivered, now).await?;
-    }
     Ok(outcomes)
-}
-
-/// PostgreSQL: the statuses of `recipients`, and the inbox rows of those of `messages` whose
-/// recipient is active written (once: a row already there stays), in one statement.
-async fn read_and_put_in_inboxes(
-    core: &Core,
-    recipients: Vec<uuid::Uuid>,
-    messages: &[messages::Model],
-    now: chrono::DateTime<chrono::Utc>,
-) -> AppResult<HashMap<uuid::Uuid, String>> {
-    let rows: Vec<_> = messages
-        .iter()
-        .map(|message| outbox::inbox_row(message, now))
-        .collect();
-    let records = crate::bulk::records(&rows)?;
-    let source = records.source(2);
-    let crate::bulk::Records {
-        table,
-        names,
-        json: records,
-    } = records;
-    let sql = format!(
-        "WITH u AS (SELECT id, status FROM users WHERE id = ANY($1)), \
-         i AS (INSERT INTO \"{table}\" ({names}) SELECT {names} \
-         FROM {source} r \
-         WHERE EXISTS (SELECT 1 FROM u WHERE u.id = r.user_id AND u.status = '{active}') \
-         ON CONFLICT (message_id) DO NOTHING) \
-         SELECT id, status FROM u",
-        active = UserStatus::Active.as_str(),
-    );
-    let values = [crate::bulk::uuid_array(recipients), records];
-    let rows = core
-        .db
-        .query_all_raw(Statement::from_sql_and_values(
-            DbBackend::Postgres,
-            sql,
-            values,
-        ))
-        .await?;
-    rows.iter()
-        .map(|row| Ok((row.try_get("", "id")?, row.try_get("", "status")?)))
-        .collect::<Result<_, sea_orm::DbErr>>()
-        .map_err(Into::into)
 }
 
 /// POSTs messages to an HTTP endpoint.

@@ -25,13 +25,6 @@ const POLL: Duration = Duration::from_millis(500);
 const LINGER: Duration = Duration::from_millis(4);
 /// The most messages one lease takes.
 const BATCH: usize = 128;
-/// The most scheduled messages one lease takes (PostgreSQL, SQLite): a backlog due at once is
-/// handed out in short transactions, between which single sends get the database. SQLite's
-/// transactions take turns on one connection anyway, so fewer, larger ones cost less there.
-const SCHEDULED_BATCH: (usize, usize) = (32, 64);
-/// The most broadcast messages one lease takes (PostgreSQL, SQLite), after single sends and
-/// scheduled messages.
-const BROADCAST_BATCH: (usize, usize) = (256, 256);
 /// How long to wait before retrying a message whose attempt could not be made.
 const BACKOFF: Duration = Duration::from_secs(5);
 /// The most messages this core's writer hands over at a time (see `writer.rs`).
@@ -73,10 +66,7 @@ impl Dispatcher {
     /// Under a light stream of sends the loop lingers a little between leases, so that each
     /// lease and its transaction serve several messages.
     pub async fn run(self, cancel: CancellationToken) {
-        let in_flight = match self.core.db.get_database_backend() {
-            sea_orm::DbBackend::Postgres => 4,
-            _ => 2,
-        };
+        let in_flight = self.core.tuning.dispatch_in_flight;
         let slots = Arc::new(tokio::sync::Semaphore::new(in_flight));
         // Batches with scheduled or broadcast messages take all slots but one: a backlog due at
         // once never holds up the single sends behind it.
@@ -206,35 +196,17 @@ impl Dispatcher {
         }
     }
 
-    fn batch(&self, (postgres, sqlite): (usize, usize)) -> u64 {
-        match self.core.db.get_database_backend() {
-            sea_orm::DbBackend::Postgres => postgres as u64,
-            _ => sqlite as u64,
-        }
-    }
-
     /// Leases due messages: single sends, and scheduled and broadcast ones when `later`
     /// allows.
     async fn lease(&self, later: bool) -> crate::error::AppResult<Leased> {
         let now = self.core.clock.now_ms();
-        let broadcast = if later {
-            self.batch(BROADCAST_BATCH)
-        } else {
-            0
-        };
+        let tuning = &self.core.tuning;
+        let broadcast = if later { tuning.broadcast_lease } else { 0 };
         let limits = outbox::LeaseLimits {
             // Single sends first, then up to a broadcast batch behind them.
             total: (BATCH.max(self.concurrency) as u64).max(broadcast),
-            scheduled: if later {
-                self.batch(SCHEDULED_BATCH)
-            } else {
-                0
-            },
-            broadcast: if later {
-                self.batch(BROADCAST_BATCH)
-            } else {
-                0
-            },
+            scheduled: if later { tuning.scheduled_lease } else { 0 },
+            broadcast,
         };
         let leased = outbox::lease_due(
             &self.core.db,
@@ -333,7 +305,7 @@ impl Dispatcher {
     ) -> crate::error::AppResult<Option<Vec<messages::Model>>> {
         if open.is_empty()
             || !self.provider.stores_in_inbox()
-            || self.core.db.get_database_backend() != sea_orm::DbBackend::Postgres
+            || !self.core.tuning.one_statement
             || open
                 .iter()
                 .chain(outcomes.iter().map(|(m, _)| m))
@@ -475,14 +447,14 @@ impl Dispatcher {
     )> {
         let emitting: Vec<&(messages::Model, Outcome)> =
             outcomes.iter().filter(|(m, _)| m.emits_event).collect();
-        let postgres = self.core.db.get_database_backend() == sea_orm::DbBackend::Postgres;
-        if emitting.is_empty() || (!postgres && self.core.job_credits.spare() == 0) {
+        let cached = self.core.tuning.shared;
+        if emitting.is_empty() || (!cached && self.core.job_credits.spare() == 0) {
             return Ok((None, None));
         }
         let mut businesses: Vec<Uuid> = emitting.iter().map(|(m, _)| m.business_id).collect();
         businesses.sort();
         businesses.dedup();
-        let (endpoints, check) = if postgres {
+        let (endpoints, check) = if cached {
             let (endpoints, check) = self
                 .core
                 .endpoint_cache

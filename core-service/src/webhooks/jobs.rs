@@ -298,9 +298,7 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
             .record(f64::from(report.duration_ms.unwrap_or(0)) / 1000.0);
     }
     // PostgreSQL, every report a success that was not slow (the common case): one statement.
-    if core.db.get_database_backend() == sea_orm::DbBackend::Postgres
-        && parsed.iter().all(|(_, r)| succeeded(r) && !slow(r))
-    {
+    if core.tuning.one_statement && parsed.iter().all(|(_, r)| succeeded(r) && !slow(r)) {
         let successes: Vec<store::Success<'_>> = parsed
             .iter()
             .map(|(id, r)| store::Success {

@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend};
+use sea_orm::{ConnectionTrait, DatabaseConnection};
 use tokio::sync::Notify;
 use tokio::sync::futures::Notified;
 use tokio_util::sync::CancellationToken;
@@ -29,6 +29,8 @@ const RELISTEN: Duration = Duration::from_secs(2);
 #[derive(Debug)]
 pub struct WebhookWakeup {
     db: DatabaseConnection,
+    /// Other cores share the database (PostgreSQL, `Tuning::shared`): wake-ups are announced.
+    shared: bool,
     notify: Notify,
     /// Set when other cores are to hear of a wake-up (one permit however many come).
     announce: Notify,
@@ -37,9 +39,10 @@ pub struct WebhookWakeup {
 }
 
 impl WebhookWakeup {
-    pub fn new(db: DatabaseConnection) -> WebhookWakeup {
+    pub fn new(db: DatabaseConnection, shared: bool) -> WebhookWakeup {
         WebhookWakeup {
             db,
+            shared,
             notify: Notify::new(),
             announce: Notify::new(),
             id: uuid::Uuid::new_v4().simple().to_string(),
@@ -50,7 +53,7 @@ impl WebhookWakeup {
     /// [`WebhookWakeup::listen`]'s task), that deliveries were committed.
     pub fn wake(&self) {
         self.notify.notify_waiters();
-        if self.db.get_database_backend() == DbBackend::Postgres {
+        if self.shared {
             self.announce.notify_one();
         }
     }
@@ -64,7 +67,7 @@ impl WebhookWakeup {
     /// and turns theirs into this core's (LISTEN connects again after a failure). On SQLite
     /// there are no other cores.
     pub async fn listen(&self, cancel: CancellationToken) {
-        if self.db.get_database_backend() != DbBackend::Postgres {
+        if !self.shared {
             return;
         }
         tokio::select! {

@@ -14,12 +14,15 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use sea_orm::{ConnectionTrait, DbBackend, DbErr, Statement, TransactionTrait, Value};
+use sea_orm::{DbErr, Value};
 use tokio_util::sync::CancellationToken;
+
+mod store;
+
+use store::{Batch, Counted};
 
 use crate::config::RetentionConfig;
 use crate::state::Core;
-use crate::usage::Tally;
 
 const HOUR_MS: i64 = 3_600_000;
 const DAY_MS: i64 = 24 * HOUR_MS;
@@ -111,54 +114,6 @@ async fn purge_classes(core: &Core, cancel: &CancellationToken) -> Result<Purged
         purged.0.push((class, total));
     }
     Ok(purged)
-}
-
-/// A DELETE of the rows of `table` whose key is among the first `limit` rows matching
-/// `condition` in `order` (locked with SKIP LOCKED on PostgreSQL).
-struct Batch {
-    table: &'static str,
-    key: &'static str,
-    condition: &'static str,
-    order: &'static str,
-    /// Tables whose rows belong to the purged ones: `(table, column naming the key)`.
-    children: &'static [(&'static str, &'static str)],
-    /// What the usage totals count of a purged row, if they count it.
-    counted: Option<Counted>,
-}
-
-/// The purged rows the usage totals count, decremented in the purge's transaction.
-#[derive(Clone, Copy)]
-enum Counted {
-    Messages,
-    Deliveries,
-}
-
-impl Counted {
-    fn returning(self) -> &'static str {
-        match self {
-            Counted::Messages => " RETURNING business_id, category, status",
-            Counted::Deliveries => " RETURNING business_id, status",
-        }
-    }
-
-    fn tally(self, rows: &[sea_orm::QueryResult]) -> Result<Tally, DbErr> {
-        let mut tally = Tally::new();
-        for row in rows {
-            let business: uuid::Uuid = row.try_get_by_index(0)?;
-            match self {
-                Counted::Messages => {
-                    let category: String = row.try_get_by_index(1)?;
-                    let status: String = row.try_get_by_index(2)?;
-                    tally.purged_message(business, &category, &status);
-                }
-                Counted::Deliveries => {
-                    let status: String = row.try_get_by_index(1)?;
-                    tally.purged_delivery(business, &status);
-                }
-            }
-        }
-        Ok(tally)
-    }
 }
 
 /// How a class's rows age: what `$1` (and `$2`) of its condition compare with.
@@ -274,107 +229,7 @@ async fn purge_batch(core: &Core, class: &str) -> Result<Option<u64>, DbErr> {
             vec![at(cutoff).into(), cutoff.into()]
         }
     };
-    delete_batch(core, &batch, values).await.map(Some)
-}
-
-async fn delete_batch(core: &Core, batch: &Batch, values: Vec<Value>) -> Result<u64, DbErr> {
-    let backend = core.db.get_database_backend();
-    let limit = core.retention.purge_batch_size;
-    let lock = if backend == DbBackend::Postgres {
-        " FOR UPDATE SKIP LOCKED"
-    } else {
-        ""
-    };
-    let Batch {
-        table,
-        key,
-        condition,
-        order,
-        children,
-        counted,
-    } = batch;
-    let pick =
-        format!("SELECT {key} FROM {table} WHERE {condition} ORDER BY {order} LIMIT {limit}{lock}");
-    if children.is_empty() && counted.is_none() {
-        // One statement: the subquery picks (and on PostgreSQL locks) the batch.
-        let sql = format!("DELETE FROM {table} WHERE ({key}) IN ({pick})");
-        let done = core
-            .db
-            .execute_raw(Statement::from_sql_and_values(backend, sql, values))
-            .await?;
-        return Ok(done.rows_affected());
-    }
-    let txn = core.db.begin().await?;
-    let deleted = if backend == DbBackend::Postgres {
-        // Pick and lock the keys, then delete the children and the rows by key.
-        let rows = txn
-            .query_all_raw(Statement::from_sql_and_values(backend, pick, values))
-            .await?;
-        let keys: Vec<Value> = rows
-            .iter()
-            .filter_map(|row| row.try_get_by_index::<uuid::Uuid>(0).ok())
-            .map(Value::from)
-            .collect();
-        if keys.is_empty() {
-            txn.commit().await?;
-            return Ok(0);
-        }
-        let placeholders = (1..=keys.len())
-            .map(|i| format!("${i}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        for (child, column) in *children {
-            let sql = format!("DELETE FROM {child} WHERE {column} IN ({placeholders})");
-            txn.execute_raw(Statement::from_sql_and_values(backend, sql, keys.clone()))
-                .await?;
-        }
-        let sql = format!("DELETE FROM {table} WHERE {key} IN ({placeholders})");
-        delete_counted(
-            &txn,
-            Statement::from_sql_and_values(backend, sql, keys),
-            *counted,
-        )
-        .await?
-    } else {
-        // SQLite: the transaction's first statement writes, so it waits for the one writer's
-        // lock (a read first would fail instead of waiting when another core wrote since); the
-        // lock then keeps the picked batch the same for every statement.
-        for (child, column) in *children {
-            let sql = format!("DELETE FROM {child} WHERE {column} IN ({pick})");
-            txn.execute_raw(Statement::from_sql_and_values(backend, sql, values.clone()))
-                .await?;
-        }
-        let sql = format!("DELETE FROM {table} WHERE {key} IN ({pick})");
-        delete_counted(
-            &txn,
-            Statement::from_sql_and_values(backend, sql, values),
-            *counted,
-        )
-        .await?
-    };
-    txn.commit().await?;
-    Ok(deleted)
-}
-
-/// Runs the batch's last DELETE; when the usage totals count its rows, decrements them in the
-/// same transaction (the counters' statement last). Returns the rows deleted.
-async fn delete_counted(
-    txn: &sea_orm::DatabaseTransaction,
-    delete: Statement,
-    counted: Option<Counted>,
-) -> Result<u64, DbErr> {
-    let Some(counted) = counted else {
-        return Ok(txn.execute_raw(delete).await?.rows_affected());
-    };
-    let delete = Statement {
-        sql: format!("{}{}", delete.sql, counted.returning()),
-        ..delete
-    };
-    let rows = txn.query_all_raw(delete).await?;
-    counted
-        .tally(&rows)?
-        .apply(txn)
+    store::delete_batch(&core.db, core.retention.purge_batch_size, &batch, values)
         .await
-        .map_err(|err| DbErr::Custom(err.to_string()))?;
-    Ok(rows.len() as u64)
+        .map(Some)
 }

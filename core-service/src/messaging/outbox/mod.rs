@@ -1,13 +1,19 @@
 //! Queries of the dispatcher: leasing due outbox rows, postponing them, recording outcomes
 //! (with their events and webhook deliveries) and filling inboxes. No rules here.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait as _};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, Set,
+    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QuerySelect, Set,
     TransactionTrait,
 };
 use uuid::Uuid;
+
+mod pg;
+
+pub use pg::record_outcomes_at_once;
 
 use super::store::statement;
 use crate::entities::{broadcasts, inbox_messages, message_outbox, messages};
@@ -109,7 +115,7 @@ pub async fn start_scheduled(db: &DatabaseConnection, ids: &[Uuid]) -> AppResult
     let txn = db.begin().await?;
     let started = messages::Entity::update_many()
         .col_expr(messages::Column::Status, Expr::value("accepted"))
-        .filter(crate::bulk::uuid_in(
+        .filter(crate::db::bulk::uuid_in(
             txn.get_database_backend(),
             messages::Column::Id,
             ids.iter().copied(),
@@ -125,7 +131,7 @@ pub async fn start_scheduled(db: &DatabaseConnection, ids: &[Uuid]) -> AppResult
         .collect();
     if !gone.is_empty() {
         message_outbox::Entity::delete_many()
-            .filter(crate::bulk::uuid_in(
+            .filter(crate::db::bulk::uuid_in(
                 txn.get_database_backend(),
                 message_outbox::Column::MessageId,
                 gone,
@@ -148,7 +154,7 @@ pub async fn messages(db: &impl ConnectionTrait, ids: &[Uuid]) -> AppResult<Vec<
         return Ok(Vec::new());
     }
     Ok(messages::Entity::find()
-        .filter(crate::bulk::uuid_in(
+        .filter(crate::db::bulk::uuid_in(
             db.get_database_backend(),
             messages::Column::Id,
             ids.iter().copied(),
@@ -162,7 +168,7 @@ pub async fn postpone(db: &impl ConnectionTrait, ids: &[Uuid], due_at_ms: i64) -
     message_outbox::Entity::update_many()
         .col_expr(message_outbox::Column::DueAtMs, Expr::value(due_at_ms))
         .col_expr(message_outbox::Column::LeaseUntilMs, Expr::value(0))
-        .filter(crate::bulk::uuid_in(
+        .filter(crate::db::bulk::uuid_in(
             db.get_database_backend(),
             message_outbox::Column::MessageId,
             ids.iter().copied(),
@@ -271,7 +277,7 @@ async fn record_outcomes_in_transaction(
                 Expr::value(outcome.reason.clone()),
             )
             .col_expr(messages::Column::CompletedAt, Expr::value(now))
-            .filter(crate::bulk::uuid_in(
+            .filter(crate::db::bulk::uuid_in(
                 txn.get_database_backend(),
                 messages::Column::Id,
                 ids,
@@ -315,7 +321,7 @@ async fn record_outcomes_in_transaction(
         crate::events::record_many_leased(&txn, events, now, &mut tally, lease, endpoints).await?;
     if !done.is_empty() {
         message_outbox::Entity::delete_many()
-            .filter(crate::bulk::uuid_in(
+            .filter(crate::db::bulk::uuid_in(
                 txn.get_database_backend(),
                 message_outbox::Column::MessageId,
                 done.iter().copied(),
@@ -396,185 +402,6 @@ pub enum AtOnce {
     EndpointsMoved,
     /// Nothing written: a recipient of an inbox message is not active.
     RecipientInactive,
-}
-
-/// PostgreSQL, outcomes of messages that are not a broadcast's: [`record_outcomes`] as one
-/// statement outside any transaction (one statement is atomic on its own), so a batch costs
-/// one round trip instead of seven. Its first part locks the decided messages still
-/// `accepted` (in id order); every other part writes only when that is all of them (and when
-/// `planning.check` and every recipient of `inboxed` hold), so the statement either records
-/// every outcome, event, delivery, inbox row, outbox row gone and counter planned here, or
-/// writes nothing and says why.
-///
-/// With `inboxed`, messages of `decided` are delivered by this statement: their inbox rows are
-/// written (once: a row already there stays) provided that every one's recipient is active.
-pub async fn record_outcomes_at_once(
-    db: &DatabaseConnection,
-    decided: &[(messages::Model, Outcome)],
-    done: &[Uuid],
-    now: DateTime<Utc>,
-    planning: Planning<'_>,
-    inboxed: Option<Inboxed<'_>>,
-) -> AppResult<AtOnce> {
-    let (inboxed, active) = match inboxed {
-        Some(Inboxed {
-            messages,
-            active_status,
-        }) => (messages, active_status),
-        None => (&[][..], ""),
-    };
-    let mut tally = Tally::new();
-    let mut events = Vec::new();
-    let mut ids = Vec::with_capacity(decided.len());
-    let mut outcomes = Vec::with_capacity(decided.len());
-    for (message, outcome) in decided {
-        tally.decided(
-            message.business_id,
-            outcome.delivered,
-            now.timestamp_millis(),
-        );
-        if message.emits_event {
-            events.push(outcome_event(message, outcome));
-        }
-        ids.push(message.id);
-        outcomes.push(serde_json::json!({
-            "id": message.id,
-            "status": if outcome.delivered { "delivered" } else { "failed" },
-            "reason": outcome.reason,
-        }));
-    }
-    let read;
-    let endpoints = match planning.endpoints {
-        Some(endpoints) => endpoints,
-        None if events.is_empty() => &[],
-        None => {
-            let mut businesses: Vec<Uuid> = events.iter().map(|e| e.business_id).collect();
-            businesses.sort();
-            businesses.dedup();
-            read = crate::events::active_endpoints(db, businesses).await?;
-            &read
-        }
-    };
-    let planned = crate::events::plan(events, now, &mut tally, planning.lease, endpoints);
-    let mut values = vec![
-        crate::bulk::uuid_array(ids),
-        (decided.len() as i64).into(),
-        sea_orm::Value::Json(Some(Box::new(serde_json::Value::Array(outcomes)))),
-        now.into(),
-        crate::bulk::uuid_array(done.iter().copied()),
-    ];
-    let mut sql = String::from(
-        "WITH l AS (SELECT id FROM messages WHERE id = ANY($1) AND status = 'accepted' \
-         ORDER BY id FOR UPDATE), \
-         c AS (SELECT count(*) = $2 AS ok FROM l)",
-    );
-    let endpoints_ok = match planning.check {
-        Some(check) => {
-            let first = values.len() + 1;
-            values.extend(check.values());
-            sql.push_str(&format!(
-                ", k AS ({})",
-                crate::events::EndpointCheck::sql(first, first + 1)
-            ));
-            "(SELECT ok FROM k)"
-        }
-        None => "true",
-    };
-    let recipients_ok = if inboxed.is_empty() {
-        "true"
-    } else {
-        let mut recipients: Vec<Uuid> = inboxed.iter().map(|m| m.recipient_user_id).collect();
-        recipients.sort();
-        recipients.dedup();
-        sql.push_str(&format!(
-            ", a AS (SELECT count(*) = ${} AS ok FROM users WHERE id = ANY(${}) AND status = ${})",
-            values.len() + 1,
-            values.len() + 2,
-            values.len() + 3,
-        ));
-        values.push((recipients.len() as i64).into());
-        values.push(crate::bulk::uuid_array(recipients));
-        values.push(active.into());
-        "(SELECT ok FROM a)"
-    };
-    let all = ["(SELECT ok FROM c)", endpoints_ok, recipients_ok]
-        .into_iter()
-        .filter(|check| *check != "true")
-        .collect::<Vec<_>>()
-        .join(" AND ");
-    sql.push_str(&format!(
-        ", d AS (UPDATE messages SET status = x.status, failure_reason = x.reason, \
-         completed_at = $4 FROM jsonb_to_recordset($3) AS x(id uuid, status text, reason text) \
-         WHERE messages.id = ANY($1) AND messages.id = x.id AND {all})"
-    ));
-    let mut part = |name: &str,
-                    records: crate::bulk::Records,
-                    conflict: &str,
-                    values: &mut Vec<sea_orm::Value>| {
-        let source = records.source(values.len() + 1);
-        values.push(records.json);
-        sql.push_str(&format!(
-            ", {name} AS (INSERT INTO \"{table}\" ({names}) SELECT {names} \
-             FROM {source} WHERE {all}{conflict})",
-            table = records.table,
-            names = records.names,
-        ));
-    };
-    if !planned.events.is_empty() {
-        let rows: Vec<_> = planned
-            .events
-            .iter()
-            .map(|e| crate::events::active(db, e))
-            .collect();
-        part("e", crate::bulk::records(&rows)?, "", &mut values);
-    }
-    if !planned.deliveries.is_empty() {
-        part(
-            "w",
-            crate::bulk::records(&planned.deliveries)?,
-            "",
-            &mut values,
-        );
-    }
-    if !inboxed.is_empty() {
-        let rows: Vec<_> = inboxed.iter().map(|m| inbox_row(m, now)).collect();
-        part(
-            "i",
-            crate::bulk::records(&rows)?,
-            " ON CONFLICT (message_id) DO NOTHING",
-            &mut values,
-        );
-    }
-    sql.push_str(&format!(
-        ", o AS (DELETE FROM message_outbox WHERE message_id = ANY($5) AND {all})"
-    ));
-    if let Some((upsert, records)) = tally.pg_upsert(values.len() + 1, &all) {
-        values.push(records);
-        sql.push_str(&format!(", u AS ({upsert})"));
-    }
-    sql.push_str(&format!(
-        " SELECT (SELECT ok FROM c) AS decided_ok, {endpoints_ok} AS endpoints_ok, \
-         {recipients_ok} AS recipients_ok"
-    ));
-    let Some(row) = db.query_one_raw(statement(db, &sql, values)).await? else {
-        return Ok(AtOnce::Decided);
-    };
-    if !row.try_get::<bool>("", "decided_ok")? {
-        return Ok(AtOnce::Decided);
-    }
-    if !row.try_get::<bool>("", "endpoints_ok")? {
-        return Ok(AtOnce::EndpointsMoved);
-    }
-    if !row.try_get::<bool>("", "recipients_ok")? {
-        return Ok(AtOnce::RecipientInactive);
-    }
-    count_outcomes(decided.iter().map(|(_, o)| o));
-    Ok(AtOnce::Recorded(Recorded {
-        decided: decided.len(),
-        queued: planned.deliveries.len(),
-        leased: planned.leased,
-        endpoints_moved: false,
-    }))
 }
 
 /// Whether `b`, as just read with its row locked, is what [`complete_broadcast`] completes
@@ -711,6 +538,42 @@ pub async fn cancel(
     Ok(Some((canceled, queued)))
 }
 
+/// The statuses of the recipients of `messages`, with the inbox rows written of those whose
+/// recipient's status is `active_status` (once each: a row already there stays). One statement
+/// on PostgreSQL (its insert sees the statuses it answers with); a read, then an insert, on
+/// SQLite (one connection: nothing changes in between).
+pub async fn put_in_active_inboxes(
+    db: &impl ConnectionTrait,
+    messages: &[messages::Model],
+    now: DateTime<Utc>,
+    active_status: &str,
+) -> AppResult<HashMap<Uuid, String>> {
+    let recipients: Vec<Uuid> = messages.iter().map(|m| m.recipient_user_id).collect();
+    if db.get_database_backend() == sea_orm::DbBackend::Postgres {
+        return pg::read_and_put_in_inboxes(db, recipients, messages, now, active_status).await;
+    }
+    let statuses: HashMap<Uuid, String> = crate::entities::users::Entity::find()
+        .select_only()
+        .column(crate::entities::users::Column::Id)
+        .column(crate::entities::users::Column::Status)
+        .filter(crate::db::bulk::uuid_in(
+            db.get_database_backend(),
+            crate::entities::users::Column::Id,
+            recipients,
+        ))
+        .into_tuple::<(Uuid, String)>()
+        .all(db)
+        .await?
+        .into_iter()
+        .collect();
+    let active: Vec<&messages::Model> = messages
+        .iter()
+        .filter(|m| statuses.get(&m.recipient_user_id).map(String::as_str) == Some(active_status))
+        .collect();
+    put_in_inboxes(db, &active, now).await?;
+    Ok(statuses)
+}
+
 /// Stores messages in their recipients' inboxes (once each, whatever the retries).
 pub async fn put_in_inboxes(
     db: &impl ConnectionTrait,
@@ -719,7 +582,8 @@ pub async fn put_in_inboxes(
 ) -> AppResult<()> {
     for chunk in messages.chunks(500) {
         let rows = chunk.iter().map(|message| inbox_row(message, now));
-        crate::bulk::insert_all(db, rows.collect(), &[inbox_messages::Column::MessageId]).await?;
+        crate::db::bulk::insert_all(db, rows.collect(), &[inbox_messages::Column::MessageId])
+            .await?;
     }
     Ok(())
 }

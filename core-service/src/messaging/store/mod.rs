@@ -1,6 +1,6 @@
 //! Queries of the intake (the reads an accept needs, the group-committed write of messages,
 //! their key claims and outbox rows) and of the history (a business's messages and usage
-//! counts). The dispatcher's queries are in `outbox.rs`. No rules here.
+//! counts). The dispatcher's queries are in `outbox/`. No rules here.
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{ArrayType, Expr, ExprTrait as _};
@@ -12,169 +12,21 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
+mod context;
+mod history;
+mod pg;
+
+pub use context::{
+    AppSendContext, BusinessState, ContextCheck, RecipientState, app_send_contexts, live_key,
+    recipient_state,
+};
+pub use history::{HistoryFilter, due_states, find_message, history};
+
 use crate::entities::{idempotency_keys, message_outbox, messages};
 use crate::error::{AppError, AppResult};
 
-/// What one read tells an app-token send: the app, its business, the business owner's number,
-/// the recipient and the recipient's follow. Everything the checks before the write need, in one
-/// round trip.
-#[derive(Debug, Clone)]
-pub struct AppSendContext {
-    pub app_id: Uuid,
-    pub business_id: Uuid,
-    pub scopes: String,
-    /// None when the app's business row is gone.
-    pub business: Option<BusinessState>,
-    pub owner_phone: Option<String>,
-    pub recipient: RecipientState,
-    /// PostgreSQL: the versions of the rows read (see [`ContextCheck`]); None on SQLite.
-    pub version: Option<String>,
-}
-
-/// A send decided from a context read earlier: the write stores it only while the rows the
-/// context came from (app, business, owner, recipient, follow) are as they were read, compared
-/// by their versions (`xmin`, and the recipient's id) in the writing statement itself; else it
-/// answers [`Written::Stale`] and stores nothing.
-#[derive(Debug, Clone)]
-pub struct ContextCheck {
-    pub token_hash: String,
-    pub to: String,
-    pub version: String,
-}
-
-/// The rows an app-token send's context is read from, for `q(token_hash, to_phone)`.
-const CONTEXT_JOINS: &str = "JOIN developer_apps a ON a.token_hash = q.token_hash \
-     LEFT JOIN business_accounts b ON b.id = a.business_id \
-     LEFT JOIN users o ON o.id = a.business_id \
-     LEFT JOIN users r ON r.phone_number = q.to_phone \
-     LEFT JOIN follows f ON f.business_id = a.business_id AND f.user_id = r.id";
-
-/// PostgreSQL: the versions of a context's rows as one text, as read and as checked. Any update
-/// (or deletion, or a row appearing) of one of them changes it.
-const CONTEXT_VERSION: &str = "concat(a.xmin::text, ':', COALESCE(b.xmin::text, '-'), ':', \
-     COALESCE(o.xmin::text, '-'), ':', COALESCE(r.id::text, '-'), ':', \
-     COALESCE(r.xmin::text, '-'), ':', COALESCE(f.xmin::text, '-'))";
-
-/// A business's status and mode, as stored.
-#[derive(Debug, Clone)]
-pub struct BusinessState {
-    pub status: String,
-    pub mode: String,
-}
-
-/// The recipient of a send and their follow of the sending business.
-#[derive(Debug, Clone, Default)]
-pub struct RecipientState {
-    pub user_id: Option<Uuid>,
-    pub follow_status: Option<String>,
-    pub marketing_opt_in: bool,
-}
-
 pub(super) fn statement(db: &impl ConnectionTrait, sql: &str, values: Vec<Value>) -> Statement {
     Statement::from_sql_and_values(db.get_database_backend(), sql, values)
-}
-
-/// The contexts of many app-token sends in one read: each `(token hash, recipient number)`
-/// looks up its app by the token's hash (a unique index), the recipient by phone (a unique
-/// index) and the follow by its primary key. The answer has one entry per request, in order
-/// (None for an unknown token).
-pub async fn app_send_contexts(
-    db: &impl ConnectionTrait,
-    requests: &[(String, Option<String>)],
-) -> AppResult<Vec<Option<AppSendContext>>> {
-    if requests.is_empty() {
-        return Ok(Vec::new());
-    }
-    // The requests travel as one JSON array of [hash, phone] pairs, so the statement's text
-    // (and its prepared plan) is the same whatever the batch's size.
-    let pairs: Vec<(&str, Option<&str>)> = requests
-        .iter()
-        .map(|(hash, to)| (hash.as_str(), to.as_deref()))
-        .collect();
-    let json = serde_json::to_string(&pairs).map_err(|_| AppError::internal("encoding a read"))?;
-    let (keys, version) = match db.get_database_backend() {
-        sea_orm::DbBackend::Postgres => (
-            "SELECT CAST(e.n - 1 AS BIGINT) AS n, e.v->>0 AS token_hash, e.v->>1 AS to_phone \
-             FROM jsonb_array_elements(CAST($1 AS jsonb)) WITH ORDINALITY AS e(v, n)",
-            CONTEXT_VERSION,
-        ),
-        _ => (
-            "SELECT CAST(e.key AS BIGINT) AS n, json_extract(e.value, '$[0]') AS token_hash, \
-             json_extract(e.value, '$[1]') AS to_phone FROM json_each($1) AS e",
-            "CAST(NULL AS TEXT)",
-        ),
-    };
-    let values: Vec<Value> = vec![json.into()];
-    let sql = format!(
-        "SELECT q.n, a.id AS app_id, a.business_id, a.scopes, \
-         CASE WHEN o.status IS NOT NULL AND o.status <> 'active' THEN 'suspended' \
-         ELSE b.status END AS business_status, b.mode AS business_mode, o.phone_number AS owner_phone, \
-         r.id AS recipient_id, f.status AS follow_status, f.marketing_opt_in, \
-         {version} AS version \
-         FROM ({keys}) q {CONTEXT_JOINS}"
-    );
-    let mut contexts: Vec<Option<AppSendContext>> = requests.iter().map(|_| None).collect();
-    for row in db.query_all_raw(statement(db, &sql, values)).await? {
-        let n: i64 = row.try_get("", "n")?;
-        let status: Option<String> = row.try_get("", "business_status")?;
-        let mode: Option<String> = row.try_get("", "business_mode")?;
-        let context = AppSendContext {
-            app_id: row.try_get("", "app_id")?,
-            business_id: row.try_get("", "business_id")?,
-            scopes: row.try_get("", "scopes")?,
-            business: status
-                .zip(mode)
-                .map(|(status, mode)| BusinessState { status, mode }),
-            owner_phone: row.try_get("", "owner_phone")?,
-            recipient: recipient_from_row(&row)?,
-            version: row.try_get("", "version")?,
-        };
-        if let Some(slot) = contexts.get_mut(n as usize) {
-            *slot = Some(context);
-        }
-    }
-    Ok(contexts)
-}
-
-fn recipient_from_row(row: &sea_orm::QueryResult) -> AppResult<RecipientState> {
-    Ok(RecipientState {
-        user_id: row.try_get("", "recipient_id")?,
-        follow_status: row.try_get("", "follow_status")?,
-        marketing_opt_in: row
-            .try_get::<Option<bool>>("", "marketing_opt_in")?
-            .unwrap_or(false),
-    })
-}
-
-/// The recipient with this phone number and their follow of `business_id`, in one read.
-pub async fn recipient_state(
-    db: &impl ConnectionTrait,
-    business_id: Uuid,
-    to: &str,
-) -> AppResult<RecipientState> {
-    const SQL: &str = "SELECT r.id AS recipient_id, f.status AS follow_status, f.marketing_opt_in \
-         FROM users r LEFT JOIN follows f ON f.business_id = $1 AND f.user_id = r.id \
-         WHERE r.phone_number = $2";
-    let values = vec![business_id.into(), to.into()];
-    match db.query_one_raw(statement(db, SQL, values)).await? {
-        Some(row) => recipient_from_row(&row),
-        None => Ok(RecipientState::default()),
-    }
-}
-
-/// The live record of an Idempotency-Key (None when absent or past its retention).
-pub async fn live_key(
-    db: &impl ConnectionTrait,
-    business_id: Uuid,
-    key: &str,
-    now_ms: i64,
-) -> AppResult<Option<idempotency_keys::Model>> {
-    Ok(
-        idempotency_keys::Entity::find_by_id((business_id, key.to_string()))
-            .one(db)
-            .await?
-            .filter(|k| k.expires_at_ms > now_ms),
-    )
 }
 
 /// A send ready to be written: the message and, with an Idempotency-Key, its claim.
@@ -281,7 +133,7 @@ async fn write_sends(
     let mut written = vec![Written::Accepted; sends.len()];
     let (keyed, claims) = claims(sends, 0..sends.len());
     if !keyed.is_empty() {
-        let inserted = crate::bulk::insert_all(
+        let inserted = crate::db::bulk::insert_all(
             txn,
             claims,
             &[
@@ -407,7 +259,7 @@ async fn write_sends(
         .collect();
     let mut handed = Vec::new();
     if !accepted.is_empty() {
-        crate::bulk::insert_all(
+        crate::db::bulk::insert_all(
             txn,
             accepted
                 .iter()
@@ -424,7 +276,7 @@ async fn write_sends(
             row
         });
         let outbox = outbox.collect();
-        crate::bulk::insert_all(txn, outbox, &[]).await?;
+        crate::db::bulk::insert_all(txn, outbox, &[]).await?;
         let mut tally = crate::usage::Tally::new();
         for (_, send) in &accepted {
             let message = &send.message;
@@ -451,7 +303,7 @@ pub struct Batch {
 }
 
 /// Writes a batch of sends and commits it. On PostgreSQL the sends without a service limit go
-/// first, in one statement ([`write_at_once`]), and only those it did not write (their key was
+/// first, in one statement ([`pg::write_at_once`]), and only those it did not write (their key was
 /// held, or they have a limit) take [`write_sends`]' transaction. The two commit apart, so a
 /// failure of the second leaves the first's sends stored and answered: only the sends it left
 /// unstored are None, to be tried again or refused.
@@ -487,8 +339,8 @@ pub async fn write_batch(
             .filter(|&i| sends[i].service_limit.is_none())
             .collect();
         if !plain.is_empty() {
-            match write_at_once(db, sends, &plain, now_ms, lease).await {
-                Ok(AtOnce {
+            match pg::write_at_once(db, sends, &plain, now_ms, lease).await {
+                Ok(pg::AtOnce {
                     done,
                     stale,
                     leased,
@@ -545,157 +397,6 @@ async fn write_in_transaction(
     let written = write_sends(&txn, sends, now_ms, lease).await?;
     txn.commit().await?;
     Ok(written)
-}
-
-/// PostgreSQL: the sends at `indices` (none with a service limit) written by one statement,
-/// outside any transaction (one statement is atomic on its own): the key claims (a key already
-/// held claims nothing), the messages of the sends without a key or whose claim was inserted,
-/// their outbox rows and their usage counts, each part a data-modifying `WITH` reading the
-/// rows the one before it wrote, so a batch costs one round trip instead of
-/// [`write_sends`]' six. Locks are taken in [`write_sends`]' order: keys (sorted), then the
-/// new rows, then the counters. The sends with a [`ContextCheck`] that fails write nothing, key
-/// claim included.
-async fn write_at_once(
-    db: &DatabaseConnection,
-    sends: &[NewSend],
-    indices: &[usize],
-    now_ms: i64,
-    lease: Option<OutboxLease<'_>>,
-) -> AppResult<AtOnce> {
-    let (keyed, claims) = claims(sends, indices.iter().copied());
-    let messages: Vec<messages::ActiveModel> = indices
-        .iter()
-        .map(|&i| messages::ActiveModel::from(sends[i].message.clone()))
-        .collect();
-    let mut leased = Vec::new();
-    let outbox: Vec<message_outbox::ActiveModel> = indices
-        .iter()
-        .map(|&i| {
-            let (row, handed) = outbox_row(&sends[i].message, now_ms, lease, leased.len());
-            if handed {
-                leased.push(i);
-            }
-            row
-        })
-        .collect();
-    let messages = crate::bulk::records(&messages)?;
-    let outbox = crate::bulk::records(&outbox)?;
-    let mut values: Vec<Value> = Vec::with_capacity(7);
-    let mut sql = String::from("WITH ");
-    // Which messages are written: those whose context check holds, and whose key is claimed.
-    let mut conditions: Vec<String> = Vec::new();
-    let checks: Vec<(Uuid, &ContextCheck)> = indices
-        .iter()
-        .filter_map(|&i| sends[i].check.as_ref().map(|c| (sends[i].message.id, c)))
-        .collect();
-    if !checks.is_empty() {
-        let checks: Vec<(Uuid, &str, &str, &str)> = checks
-            .iter()
-            .map(|(id, c)| {
-                (
-                    *id,
-                    c.token_hash.as_str(),
-                    c.to.as_str(),
-                    c.version.as_str(),
-                )
-            })
-            .collect();
-        let json =
-            serde_json::to_string(&checks).map_err(|_| AppError::internal("encoding a check"))?;
-        values.push(json.into());
-        sql.push_str(&format!(
-            "cq AS (SELECT CAST(e.v->>0 AS uuid) AS id, e.v->>1 AS token_hash, \
-             e.v->>2 AS to_phone, e.v->>3 AS version \
-             FROM jsonb_array_elements(CAST(${n} AS jsonb)) AS e(v)), \
-             st AS (SELECT id FROM cq WHERE id NOT IN \
-             (SELECT q.id FROM cq q {CONTEXT_JOINS} WHERE {CONTEXT_VERSION} = q.version)), ",
-            n = values.len(),
-        ));
-        conditions.push("r.id NOT IN (SELECT id FROM st)".into());
-    }
-    if !claims.is_empty() {
-        let claims = crate::bulk::records(&claims)?;
-        let source = claims.source(values.len() + 1);
-        values.push(claims.json);
-        values.push(crate::bulk::uuid_array(
-            keyed.iter().map(|&i| sends[i].message.id),
-        ));
-        let unchecked = if checks.is_empty() {
-            ""
-        } else {
-            " WHERE message_id NOT IN (SELECT id FROM st)"
-        };
-        sql.push_str(&format!(
-            "k AS (INSERT INTO \"{table}\" ({names}) SELECT {names} \
-             FROM {source}{unchecked} \
-             ON CONFLICT (business_id, key) DO NOTHING RETURNING message_id), ",
-            table = claims.table,
-            names = claims.names,
-        ));
-        conditions.push(format!(
-            "(r.id IN (SELECT message_id FROM k) OR NOT (r.id = ANY(${})))",
-            values.len()
-        ));
-    }
-    let filter = if conditions.is_empty() {
-        String::new()
-    } else {
-        format!(" WHERE {}", conditions.join(" AND "))
-    };
-    let m = messages.source(values.len() + 1);
-    values.push(messages.json);
-    let o = outbox.source(values.len() + 1);
-    values.push(outbox.json);
-    values.push(crate::usage::random_slot().into());
-    let slot = values.len();
-    values.push(crate::usage::day_of(now_ms).into());
-    let day = values.len();
-    sql.push_str(&format!(
-        "m AS (INSERT INTO \"{mt}\" ({mn}) SELECT {mn} \
-         FROM {m} AS r{filter} \
-         RETURNING id, business_id, category, status), \
-         o AS (INSERT INTO \"{ot}\" ({on}) SELECT {on} \
-         FROM {o} AS r \
-         WHERE r.message_id IN (SELECT id FROM m)), \
-         u AS ({usage}) \
-         SELECT id, false AS stale FROM m{stale}",
-        mt = messages.table,
-        mn = messages.names,
-        ot = outbox.table,
-        on = outbox.names,
-        usage = crate::usage::accepted_in("m", slot, day),
-        stale = if checks.is_empty() {
-            ""
-        } else {
-            " UNION ALL SELECT id, true FROM st"
-        },
-    ));
-    let mut answer = AtOnce {
-        done: HashSet::with_capacity(indices.len()),
-        stale: HashSet::new(),
-        leased,
-    };
-    for row in db.query_all_raw(statement(db, &sql, values)).await? {
-        let id = row.try_get::<Uuid>("", "id")?;
-        if row.try_get::<bool>("", "stale")? {
-            answer.stale.insert(id);
-        } else {
-            answer.done.insert(id);
-        }
-    }
-    let done = &answer.done;
-    answer
-        .leased
-        .retain(|&i| done.contains(&sends[i].message.id));
-    Ok(answer)
-}
-
-/// What [`write_at_once`] came to: the ids of the messages written, of those whose context
-/// check failed, and the indices of those written leased.
-struct AtOnce {
-    done: HashSet<Uuid>,
-    stale: HashSet<Uuid>,
-    leased: Vec<usize>,
 }
 
 /// A written message's outbox row: leased to this core's dispatcher under `lease` when it is
@@ -805,101 +506,4 @@ async fn latest_service_time_near(
         .all(txn)
         .await?;
     Ok(times.into_iter().max())
-}
-
-/// Filters of the history (None: any).
-#[derive(Debug, Clone, Default)]
-pub struct HistoryFilter {
-    pub status: Option<String>,
-    pub category: Option<String>,
-    pub source: Option<String>,
-}
-
-/// Up to `limit` messages of a business, newest first, older than `after` (a message's
-/// `(created_at, id)`) when given.
-pub async fn history(
-    db: &impl ConnectionTrait,
-    business_id: Uuid,
-    filter: &HistoryFilter,
-    after: Option<(DateTime<Utc>, Uuid)>,
-    limit: u64,
-) -> AppResult<Vec<messages::Model>> {
-    let mut query = messages::Entity::find().filter(messages::Column::BusinessId.eq(business_id));
-    if let Some(status) = &filter.status {
-        query = query.filter(messages::Column::Status.eq(status.clone()));
-    }
-    if let Some(category) = &filter.category {
-        query = query.filter(messages::Column::Category.eq(category.clone()));
-    }
-    if let Some(source) = &filter.source {
-        query = query.filter(messages::Column::Source.eq(source.clone()));
-    }
-    if let Some(after) = after {
-        query = query.filter(crate::db::older_than(
-            messages::Column::CreatedAt,
-            messages::Column::Id,
-            after,
-        ));
-    }
-    Ok(query
-        .order_by_desc(messages::Column::CreatedAt)
-        .order_by_desc(messages::Column::Id)
-        .limit(limit)
-        .all(db)
-        .await?)
-}
-
-/// Message `id` of `business_id` (None for another business's).
-pub async fn find_message(
-    db: &impl ConnectionTrait,
-    business_id: Uuid,
-    id: Uuid,
-) -> AppResult<Option<messages::Model>> {
-    Ok(messages::Entity::find_by_id(id)
-        .filter(messages::Column::BusinessId.eq(business_id))
-        .one(db)
-        .await?)
-}
-
-/// What the checks at a scheduled message's due time read, for many messages at once: each
-/// (business, recipient)'s follow as (status, marketing_opt_in), and each business's (status,
-/// mode).
-pub async fn due_states(
-    db: &impl ConnectionTrait,
-    pairs: &[(Uuid, Uuid)],
-) -> AppResult<(
-    HashMap<(Uuid, Uuid), (String, bool)>,
-    HashMap<Uuid, (String, String)>,
-)> {
-    use crate::entities::{business_accounts, follows};
-    if pairs.is_empty() {
-        return Ok((HashMap::new(), HashMap::new()));
-    }
-    let any = crate::bulk::pairs_in(
-        db.get_database_backend(),
-        (follows::Column::BusinessId, follows::Column::UserId),
-        (ArrayType::Uuid, ArrayType::Uuid),
-        pairs
-            .iter()
-            .map(|(business, user)| (Value::from(*business), Value::from(*user))),
-    );
-    let follows = follows::Entity::find()
-        .filter(any)
-        .all(db)
-        .await?
-        .into_iter()
-        .map(|f| ((f.business_id, f.user_id), (f.status, f.marketing_opt_in)))
-        .collect();
-    let businesses = business_accounts::Entity::find()
-        .filter(crate::bulk::uuid_in(
-            db.get_database_backend(),
-            business_accounts::Column::Id,
-            pairs.iter().map(|(b, _)| *b),
-        ))
-        .all(db)
-        .await?
-        .into_iter()
-        .map(|b| (b.id, (b.status, b.mode)))
-        .collect();
-    Ok((follows, businesses))
 }

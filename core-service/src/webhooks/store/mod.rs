@@ -8,170 +8,21 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
+mod endpoints;
+mod log;
+mod pg;
+
+pub use endpoints::{
+    Rotation, delete, find, insert_capped, list, rotate_secret, update, url_taken,
+};
+pub use log::{
+    DeliveryFilter, attempts_of, deliveries_by_ids, delivery_page, find_delivery, requeue_failed,
+};
+pub use pg::record_successes_at_once;
+
 use crate::entities::{business_accounts, webhook_attempts, webhook_deliveries, webhooks};
 use crate::error::AppResult;
 use crate::usage::Tally;
-
-pub async fn list(db: &impl ConnectionTrait, business_id: Uuid) -> AppResult<Vec<webhooks::Model>> {
-    Ok(webhooks::Entity::find()
-        .filter(webhooks::Column::BusinessId.eq(business_id))
-        .order_by_asc(webhooks::Column::CreatedAt)
-        .order_by_asc(webhooks::Column::Id)
-        .all(db)
-        .await?)
-}
-
-pub async fn find(
-    db: &impl ConnectionTrait,
-    business_id: Uuid,
-    id: Uuid,
-) -> AppResult<Option<webhooks::Model>> {
-    Ok(webhooks::Entity::find_by_id(id)
-        .filter(webhooks::Column::BusinessId.eq(business_id))
-        .one(db)
-        .await?)
-}
-
-/// Whether another endpoint of the business has this URL.
-pub async fn url_taken(
-    db: &impl ConnectionTrait,
-    business_id: Uuid,
-    url: &str,
-    except: Option<Uuid>,
-) -> AppResult<bool> {
-    let mut query = webhooks::Entity::find()
-        .filter(webhooks::Column::BusinessId.eq(business_id))
-        .filter(webhooks::Column::Url.eq(url));
-    if let Some(id) = except {
-        query = query.filter(webhooks::Column::Id.ne(id));
-    }
-    Ok(query.one(db).await?.is_some())
-}
-
-/// Inserts an endpoint unless its business already has `max`; None when it has. The business's
-/// row is written first, so creations for one business run one after another on every core (a
-/// row lock on PostgreSQL, the write lock on SQLite) and none can be counted past the cap.
-pub async fn insert_capped(
-    db: &sea_orm::DatabaseConnection,
-    business_id: Uuid,
-    webhook: webhooks::ActiveModel,
-    max: u32,
-) -> Result<Option<webhooks::Model>, sea_orm::DbErr> {
-    let txn = db.begin().await?;
-    business_accounts::Entity::update_many()
-        .col_expr(
-            business_accounts::Column::Id,
-            Expr::col(business_accounts::Column::Id),
-        )
-        .filter(business_accounts::Column::Id.eq(business_id))
-        .exec(&txn)
-        .await?;
-    let count = webhooks::Entity::find()
-        .filter(webhooks::Column::BusinessId.eq(business_id))
-        .count(&txn)
-        .await?;
-    if count >= u64::from(max) {
-        txn.rollback().await?;
-        return Ok(None);
-    }
-    let row = webhook.insert(&txn).await?;
-    txn.commit().await?;
-    Ok(Some(row))
-}
-
-pub async fn update(
-    db: &impl ConnectionTrait,
-    webhook: webhooks::ActiveModel,
-) -> Result<webhooks::Model, sea_orm::DbErr> {
-    webhook.update(db).await
-}
-
-/// A rotation's new secret columns.
-#[derive(Debug, Clone)]
-pub struct Rotation {
-    pub secret_ciphertext: String,
-    pub previous_secret_ciphertext: Option<String>,
-    pub previous_secret_standard: bool,
-    pub previous_secret_expires_at_ms: i64,
-    pub at: DateTime<Utc>,
-}
-
-/// Rotates `webhook`'s secret as it was read: one conditional UPDATE that applies only while
-/// the stored secret is still the one read. `None` when the row moved (or was deleted).
-pub async fn rotate_secret(
-    db: &impl ConnectionTrait,
-    webhook: &webhooks::Model,
-    rotation: Rotation,
-) -> AppResult<Option<webhooks::Model>> {
-    let updated = webhooks::Entity::update_many()
-        .col_expr(
-            webhooks::Column::SecretCiphertext,
-            Expr::value(rotation.secret_ciphertext),
-        )
-        .col_expr(webhooks::Column::SecretStandard, Expr::value(true))
-        .col_expr(
-            webhooks::Column::PreviousSecretCiphertext,
-            Expr::value(rotation.previous_secret_ciphertext),
-        )
-        .col_expr(
-            webhooks::Column::PreviousSecretStandard,
-            Expr::value(rotation.previous_secret_standard),
-        )
-        .col_expr(
-            webhooks::Column::PreviousSecretExpiresAtMs,
-            Expr::value(rotation.previous_secret_expires_at_ms),
-        )
-        .col_expr(webhooks::Column::UpdatedAt, Expr::value(rotation.at))
-        .filter(webhooks::Column::Id.eq(webhook.id))
-        .filter(webhooks::Column::SecretCiphertext.eq(webhook.secret_ciphertext.clone()))
-        .exec(db)
-        .await?;
-    if updated.rows_affected != 1 {
-        return Ok(None);
-    }
-    find(db, webhook.business_id, webhook.id).await
-}
-
-/// Deletes an endpoint; its unfinished deliveries end as failed (settled now, in the usage
-/// counters). Call it last in its transaction.
-pub async fn delete(
-    db: &impl ConnectionTrait,
-    business_id: Uuid,
-    id: Uuid,
-    now: DateTime<Utc>,
-) -> AppResult<bool> {
-    let deleted = webhooks::Entity::delete_many()
-        .filter(webhooks::Column::Id.eq(id))
-        .filter(webhooks::Column::BusinessId.eq(business_id))
-        .exec(db)
-        .await?;
-    if deleted.rows_affected == 0 {
-        return Ok(false);
-    }
-    let failed = webhook_deliveries::Entity::update_many()
-        .col_expr(webhook_deliveries::Column::Status, Expr::value("failed"))
-        .col_expr(
-            webhook_deliveries::Column::LastError,
-            Expr::value("endpoint deleted"),
-        )
-        .col_expr(webhook_deliveries::Column::Queued, Expr::value(0))
-        .col_expr(webhook_deliveries::Column::UpdatedAt, Expr::value(now))
-        // A worker's report of an attempt in flight finds no lease: the failure is final.
-        .col_expr(webhook_deliveries::Column::LeaseUntilMs, Expr::value(0))
-        .col_expr(
-            webhook_deliveries::Column::LeaseToken,
-            Expr::value(Option::<String>::None),
-        )
-        .filter(webhook_deliveries::Column::WebhookId.eq(id))
-        .filter(webhook_deliveries::Column::Status.is_in(["pending", "retrying"]))
-        .exec(db)
-        .await?;
-    let mut tally = Tally::new();
-    let ended = failed.rows_affected as i64;
-    tally.settled(business_id, false, ended, now.timestamp_millis());
-    tally.apply(db).await?;
-    Ok(true)
-}
 
 /// A leased delivery: what signing its attempt needs.
 #[derive(Debug, Clone)]
@@ -327,7 +178,7 @@ pub async fn mark_slow(db: &impl ConnectionTrait, ids: &[Uuid], until_ms: i64) -
     }
     webhooks::Entity::update_many()
         .col_expr(webhooks::Column::SlowUntilMs, Expr::value(until_ms))
-        .filter(crate::bulk::uuid_in(
+        .filter(crate::db::bulk::uuid_in(
             db.get_database_backend(),
             webhooks::Column::Id,
             ids.iter().copied(),
@@ -341,7 +192,7 @@ pub async fn mark_slow(db: &impl ConnectionTrait, ids: &[Uuid], until_ms: i64) -
 /// The endpoints with these ids.
 pub async fn by_ids(db: &impl ConnectionTrait, ids: &[Uuid]) -> AppResult<Vec<webhooks::Model>> {
     Ok(webhooks::Entity::find()
-        .filter(crate::bulk::uuid_in(
+        .filter(crate::db::bulk::uuid_in(
             db.get_database_backend(),
             webhooks::Column::Id,
             ids.iter().copied(),
@@ -376,7 +227,7 @@ pub async fn record_successes(
     http_status: i32,
     now: DateTime<Utc>,
 ) -> AppResult<Vec<(Uuid, Uuid, i32)>> {
-    let any = crate::bulk::pairs_in(
+    let any = crate::db::bulk::pairs_in(
         db.get_database_backend(),
         (
             webhook_deliveries::Column::Id,
@@ -425,76 +276,13 @@ pub struct Success<'a> {
     pub duration_ms: i64,
 }
 
-/// PostgreSQL: successful attempts recorded as [`record_successes`], [`log_attempts`] and the
-/// usage counters' [`Tally::settled`] record them, with one statement outside any transaction
-/// (one statement is atomic on its own): one round trip instead of five. An attempt whose lease
-/// no longer holds changes nothing, as in [`record_successes`]. Returns how many it recorded.
-pub async fn record_successes_at_once(
-    db: &DatabaseConnection,
-    successes: &[Success<'_>],
-    now: DateTime<Utc>,
-) -> AppResult<usize> {
-    if successes.is_empty() {
-        return Ok(0);
-    }
-    let array = |ty: ArrayType, values: Vec<Value>| Value::Array(ty, Some(Box::new(values)));
-    let values = vec![
-        crate::bulk::uuid_array(successes.iter().map(|s| s.id)),
-        array(
-            ArrayType::String,
-            successes
-                .iter()
-                .map(|s| s.lease_token.to_string().into())
-                .collect(),
-        ),
-        array(
-            ArrayType::Int,
-            successes.iter().map(|s| s.http_status.into()).collect(),
-        ),
-        array(
-            ArrayType::BigInt,
-            successes.iter().map(|s| s.duration_ms.into()).collect(),
-        ),
-        now.into(),
-        crate::usage::random_slot().into(),
-        crate::usage::day_of(now.timestamp_millis()).into(),
-    ];
-    let sql = format!(
-        "WITH r AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::int4[], $4::int8[]) \
-         AS r(id, lease_token, http_status, duration_ms)), \
-         s AS (UPDATE webhook_deliveries d SET status = 'succeeded', attempts = d.attempts + 1, \
-         last_http_status = r.http_status, last_error = NULL, queued = 0, lease_until_ms = 0, \
-         lease_token = NULL, updated_at = $5 FROM r \
-         WHERE d.id = r.id AND d.lease_token = r.lease_token \
-         RETURNING d.id, d.business_id, d.attempts, r.http_status, r.duration_ms), \
-         a AS (INSERT INTO webhook_attempts (delivery_id, attempt, at, http_status, error, \
-         duration_ms) SELECT id, attempts, $5, http_status, NULL, duration_ms FROM s \
-         ON CONFLICT (delivery_id, attempt) DO NOTHING), \
-         u AS ({usage}) \
-         SELECT count(*) AS n FROM s",
-        usage = crate::usage::succeeded_in("s", 6, 7),
-    );
-    let row = db
-        .query_one_raw(sea_orm::Statement::from_sql_and_values(
-            db.get_database_backend(),
-            sql,
-            values,
-        ))
-        .await?;
-    let recorded = match row {
-        Some(row) => row.try_get::<i64>("", "n")?,
-        None => 0,
-    };
-    Ok(recorded as usize)
-}
-
 /// Appends attempts to their deliveries' logs (an attempt already logged is kept).
 pub async fn log_attempts(
     db: &impl ConnectionTrait,
     attempts: Vec<webhook_attempts::Model>,
 ) -> AppResult<()> {
     for chunk in attempts.chunks(500) {
-        crate::bulk::insert_all(
+        crate::db::bulk::insert_all(
             db,
             chunk
                 .iter()
@@ -509,135 +297,6 @@ pub async fn log_attempts(
         .await?;
     }
     Ok(())
-}
-
-/// The attempts of a delivery, oldest first.
-pub async fn attempts_of(
-    db: &impl ConnectionTrait,
-    delivery_id: Uuid,
-) -> AppResult<Vec<webhook_attempts::Model>> {
-    Ok(webhook_attempts::Entity::find()
-        .filter(webhook_attempts::Column::DeliveryId.eq(delivery_id))
-        .order_by_asc(webhook_attempts::Column::Attempt)
-        .all(db)
-        .await?)
-}
-
-/// Filters of the deliveries log (None: any).
-#[derive(Debug, Clone, Default)]
-pub struct DeliveryFilter {
-    pub webhook_id: Option<Uuid>,
-    pub status: Option<String>,
-    pub event_type: Option<String>,
-}
-
-/// Up to `limit` deliveries of a business, newest first, older than `after` (a delivery's
-/// `(created_at, id)`) when given.
-pub async fn delivery_page(
-    db: &impl ConnectionTrait,
-    business_id: Uuid,
-    filter: &DeliveryFilter,
-    after: Option<(DateTime<Utc>, Uuid)>,
-    limit: u64,
-) -> AppResult<Vec<webhook_deliveries::Model>> {
-    let mut query = webhook_deliveries::Entity::find()
-        .filter(webhook_deliveries::Column::BusinessId.eq(business_id));
-    if let Some(webhook_id) = filter.webhook_id {
-        query = query.filter(webhook_deliveries::Column::WebhookId.eq(webhook_id));
-    }
-    if let Some(status) = &filter.status {
-        query = query.filter(webhook_deliveries::Column::Status.eq(status.clone()));
-    }
-    if let Some(event_type) = &filter.event_type {
-        query = query.filter(webhook_deliveries::Column::EventType.eq(event_type.clone()));
-    }
-    if let Some(after) = after {
-        query = query.filter(crate::db::older_than(
-            webhook_deliveries::Column::CreatedAt,
-            webhook_deliveries::Column::Id,
-            after,
-        ));
-    }
-    Ok(query
-        .order_by_desc(webhook_deliveries::Column::CreatedAt)
-        .order_by_desc(webhook_deliveries::Column::Id)
-        .limit(limit)
-        .all(db)
-        .await?)
-}
-
-/// Re-queues failed deliveries of endpoint `webhook_id` (all of them, or only `only`, or those
-/// created at or after `since`): pending, due at once, with a fresh budget of attempts counted
-/// from their current `attempts`, in one transaction with the usage counters. Returns them as
-/// re-queued.
-pub async fn requeue_failed(
-    db: &DatabaseConnection,
-    webhook_id: Uuid,
-    only: Option<Uuid>,
-    since: Option<DateTime<Utc>>,
-    now: DateTime<Utc>,
-) -> AppResult<Vec<webhook_deliveries::Model>> {
-    let mut update = webhook_deliveries::Entity::update_many()
-        .col_expr(webhook_deliveries::Column::Status, Expr::value("pending"))
-        .col_expr(
-            webhook_deliveries::Column::AttemptsBase,
-            Expr::col(webhook_deliveries::Column::Attempts),
-        )
-        .col_expr(
-            webhook_deliveries::Column::NextAttemptAtMs,
-            Expr::value(now.timestamp_millis()),
-        )
-        .col_expr(webhook_deliveries::Column::Queued, Expr::value(1))
-        .col_expr(webhook_deliveries::Column::LeaseUntilMs, Expr::value(0))
-        .col_expr(
-            webhook_deliveries::Column::LeaseToken,
-            Expr::value(Option::<String>::None),
-        )
-        .col_expr(webhook_deliveries::Column::UpdatedAt, Expr::value(now))
-        .filter(webhook_deliveries::Column::WebhookId.eq(webhook_id))
-        .filter(webhook_deliveries::Column::Status.eq("failed"));
-    if let Some(id) = only {
-        update = update.filter(webhook_deliveries::Column::Id.eq(id));
-    }
-    if let Some(since) = since {
-        update = update.filter(webhook_deliveries::Column::CreatedAt.gte(since));
-    }
-    let txn = db.begin().await?;
-    let requeued = update.exec_with_returning(&txn).await?;
-    let mut tally = Tally::new();
-    for delivery in &requeued {
-        tally.requeued(delivery.business_id, 1);
-    }
-    tally.apply(&txn).await?;
-    txn.commit().await?;
-    Ok(requeued)
-}
-
-/// Delivery `id` of `business_id` (None for another business's).
-pub async fn find_delivery(
-    db: &impl ConnectionTrait,
-    business_id: Uuid,
-    id: Uuid,
-) -> AppResult<Option<webhook_deliveries::Model>> {
-    Ok(webhook_deliveries::Entity::find_by_id(id)
-        .filter(webhook_deliveries::Column::BusinessId.eq(business_id))
-        .one(db)
-        .await?)
-}
-
-/// The deliveries with these ids.
-pub async fn deliveries_by_ids(
-    db: &impl ConnectionTrait,
-    ids: &[Uuid],
-) -> AppResult<Vec<webhook_deliveries::Model>> {
-    Ok(webhook_deliveries::Entity::find()
-        .filter(crate::bulk::uuid_in(
-            db.get_database_backend(),
-            webhook_deliveries::Column::Id,
-            ids.iter().copied(),
-        ))
-        .all(db)
-        .await?)
 }
 
 /// Gives a lease back unused (the worker went away before the job was sent).
@@ -677,7 +336,7 @@ pub async fn release_leases(
     now_ms: i64,
 ) -> AppResult<u64> {
     let released = given_back(now_ms)
-        .filter(crate::bulk::text_in(
+        .filter(crate::db::bulk::text_in(
             db.get_database_backend(),
             webhook_deliveries::Column::LeaseToken,
             tokens.iter().cloned(),
@@ -709,7 +368,7 @@ pub async fn release_worker_leases(
         .filter(webhook_deliveries::Column::LeaseToken.starts_with(mark));
     if !held.is_empty() {
         update = update.filter(
-            crate::bulk::uuid_in(
+            crate::db::bulk::uuid_in(
                 db.get_database_backend(),
                 webhook_deliveries::Column::Id,
                 held.iter().copied(),
@@ -729,7 +388,7 @@ pub async fn release_unsent(
     now_ms: i64,
 ) -> AppResult<u64> {
     let released = given_back(now_ms)
-        .filter(crate::bulk::uuid_in(
+        .filter(crate::db::bulk::uuid_in(
             db.get_database_backend(),
             webhook_deliveries::Column::Id,
             ids.iter().copied(),

@@ -5,6 +5,11 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+pub mod bulk;
+mod tuning;
+
+pub use tuning::Tuning;
+
 use anyhow::Context;
 use migrations::{Migrator, MigratorTrait};
 use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseConnection};
@@ -101,6 +106,21 @@ pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Database
         }
     });
     Ok(conn)
+}
+
+/// The pool's connections: how many are open, and how many of those are idle.
+pub fn pool_connections(db: &DatabaseConnection) -> (u32, u32) {
+    let (size, idle) = match db.get_database_backend() {
+        sea_orm::DbBackend::Postgres => {
+            let pool = db.get_postgres_connection_pool();
+            (pool.size(), pool.num_idle())
+        }
+        _ => {
+            let pool = db.get_sqlite_connection_pool();
+            (pool.size(), pool.num_idle())
+        }
+    };
+    (size, idle as u32)
 }
 
 /// SQL statements this process has sent through its pools (BEGIN and COMMIT not counted), for
