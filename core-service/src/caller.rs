@@ -202,6 +202,125 @@ pub async fn console(core: &Core, authorization: Option<&str>) -> AppResult<Cons
     })
 }
 
+/// A member of an active business's team, any role: what reading the console needs. Holding
+/// one is the proof: it is made only by [`Member::of`].
+#[derive(Debug, Clone)]
+pub struct Member(Console);
+
+/// An owner or admin of an active business: what changing its webhooks and team needs.
+#[derive(Debug, Clone)]
+pub struct Manager(Console);
+
+/// The owner of an active business: what managing its developer apps needs.
+#[derive(Debug, Clone)]
+pub struct Owner(Console);
+
+/// An authenticated, active user.
+#[derive(Debug, Clone)]
+pub struct User(users::Model);
+
+/// An app token of the right form (`Bearer sva_...`), not looked up yet: the send paths read the
+/// app behind it with the rest of a send's context.
+#[derive(Debug, Clone)]
+pub struct AppToken(String);
+
+impl Console {
+    /// The console caller of `request`.
+    ///
+    /// Errors: `unauthorized`, `account_suspended`, `not_a_business_account`.
+    pub async fn of<T>(core: &Core, request: &Request<T>) -> AppResult<Console> {
+        console(core, authorization(request)).await
+    }
+}
+
+impl Member {
+    /// The console caller of `request`, on an active business.
+    ///
+    /// Errors: as [`Console::of`], `business_suspended`.
+    pub async fn of<T>(core: &Core, request: &Request<T>) -> AppResult<Member> {
+        let console = Console::of(core, request).await?;
+        console.require_active_business()?;
+        Ok(Member(console))
+    }
+}
+
+impl Manager {
+    /// The console caller of `request`, an owner or admin of an active business.
+    ///
+    /// Errors: as [`Member::of`], `insufficient_role`.
+    pub async fn of<T>(core: &Core, request: &Request<T>) -> AppResult<Manager> {
+        let Member(console) = Member::of(core, request).await?;
+        console.require_manager()?;
+        Ok(Manager(console))
+    }
+}
+
+impl Owner {
+    /// The console caller of `request`, the owner of an active business.
+    ///
+    /// Errors: as [`Member::of`], `owner_required`.
+    pub async fn of<T>(core: &Core, request: &Request<T>) -> AppResult<Owner> {
+        Owner::authenticate(core, authorization(request)).await
+    }
+
+    /// [`Owner::of`] for an `authorization` value (the operator's demo data signs one in).
+    pub async fn authenticate(core: &Core, authorization: Option<&str>) -> AppResult<Owner> {
+        let console = console(core, authorization).await?;
+        console.require_active_business()?;
+        if console.role != Role::Owner {
+            return Err(AppError::new(
+                ErrorCode::OwnerRequired,
+                "developer apps are managed by the owner",
+            ));
+        }
+        Ok(Owner(console))
+    }
+}
+
+impl User {
+    /// The user behind `request`'s access token (see [`authenticate_user`]).
+    ///
+    /// Errors: `unauthorized`, `account_suspended`.
+    pub async fn of<T>(core: &Core, request: &Request<T>) -> AppResult<User> {
+        User::authenticate(core, authorization(request)).await
+    }
+
+    /// [`User::of`] for an `authorization` value (the operator's demo data signs one in).
+    pub async fn authenticate(core: &Core, authorization: Option<&str>) -> AppResult<User> {
+        authenticate_user(core, authorization).await.map(User)
+    }
+
+    pub fn into_model(self) -> users::Model {
+        self.0
+    }
+}
+
+impl AppToken {
+    /// The app token `request` presents, when it has the form of one.
+    ///
+    /// Errors: `invalid_app_token`.
+    pub fn of<T>(request: &Request<T>) -> AppResult<AppToken> {
+        app_token(authorization(request)).map(|token| AppToken(token.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+macro_rules! derefs_to {
+    ($($caller:ty => $target:ty),* $(,)?) => {$(
+        impl std::ops::Deref for $caller {
+            type Target = $target;
+            fn deref(&self) -> &$target {
+                &self.0
+            }
+        }
+    )*};
+}
+
+derefs_to!(Member => Console, Manager => Console, Owner => Console, User => users::Model);
+
 /// The answer to a missing, malformed, unknown, rotated or deleted app token. The app behind a
 /// token is read with every send (`messaging::reader`), never cached, so a rotated or deleted
 /// token fails on its very next request on every core.

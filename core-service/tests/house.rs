@@ -466,3 +466,51 @@ fn the_imports_that_run_up_a_floor_are_the_ones_readme_lists() {
         }
     }
 }
+
+/// Callers are values decided at the edge: each gRPC method resolves its caller once
+/// (`caller.rs`: `Member`, `Manager`, `Owner`, `User`, `AppToken`, ...) and services take the
+/// type, so holding one is the proof of access. No function outside `caller.rs` takes the raw
+/// `authorization` value.
+#[test]
+fn services_take_callers_never_headers() {
+    let mut resolved = 0;
+    for (module, source) in modules() {
+        let code = code(&source);
+        if module == "crate::caller" {
+            continue;
+        }
+        let compact: String = code.split_whitespace().collect();
+        assert!(
+            !compact.contains("authorization:Option<&str>"),
+            "{module} takes a raw authorization value: take a caller type of caller.rs instead"
+        );
+        if module.ends_with("::grpc") {
+            resolved += compact.matches("::of(&self.core,&request)").count()
+                + compact.matches("AppToken::of(&request)").count();
+        }
+    }
+    assert!(
+        resolved >= 45,
+        "{resolved} gRPC methods resolve their caller"
+    );
+}
+
+/// The dispatcher records outcomes through the outbox store and leaves their fan-out to
+/// `webhooks::fanout`: it imports nothing else of `webhooks` or `events`.
+#[test]
+fn the_dispatcher_reaches_webhooks_through_the_fanout_only() {
+    let edges = edges();
+    let dispatcher = &edges["crate::messaging::dispatcher"];
+    assert!(
+        dispatcher.contains("crate::webhooks::fanout"),
+        "imports are read: {dispatcher:?}"
+    );
+    let others: Vec<&String> = dispatcher
+        .iter()
+        .filter(|t| {
+            (t.starts_with("crate::webhooks") || t.starts_with("crate::events"))
+                && t.as_str() != "crate::webhooks::fanout"
+        })
+        .collect();
+    assert!(others.is_empty(), "the dispatcher imports {others:?}");
+}

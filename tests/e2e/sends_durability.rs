@@ -724,7 +724,7 @@ e2e!(
     a_batch_whose_transaction_fails_keeps_and_answers_what_its_first_statement_stored,
     |app| async move {
         use core_service::entities::messages;
-        use core_service::messaging::store::{NewSend, Written, write_batch};
+        use core_service::messaging::store::{NewSend, ServiceLimit, Written, write_batch};
         use sea_orm::{DbBackend, EntityTrait};
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         follower(&app, &biz, FAN, false).await;
@@ -743,7 +743,10 @@ e2e!(
         message.id = template.id;
         message.recipient_user_id = uuid::Uuid::now_v7();
         let clash = NewSend {
-            service_limit: Some(format!("service:{}", message.recipient_user_id)),
+            service_limit: Some(ServiceLimit {
+                key: format!("service:{}", message.recipient_user_id),
+                spacing: core_service::messaging::rules::SERVICE_SPACING,
+            }),
             message,
             key: None,
             check: None,
@@ -841,7 +844,7 @@ e2e!(
         use core_service::entities::{idempotency_keys, message_outbox, messages};
         use core_service::identity::tokens::hash_token;
         use core_service::messaging::store::{
-            ContextCheck, KeyClaim, NewSend, Written, app_send_contexts, write_batch,
+            ContextCheck, KeyClaim, NewSend, ServiceLimit, Written, app_send_contexts, write_batch,
         };
         use sea_orm::{DbBackend, EntityTrait};
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
@@ -913,7 +916,10 @@ e2e!(
         // A checked send with a service limit does not take the checking statement: it is
         // decided again from a fresh read, and so is every checked send on SQLite.
         let mut limited = send(&version, "k2");
-        limited.service_limit = Some(format!("send:service:{}:x", limited.message.business_id));
+        limited.service_limit = Some(ServiceLimit {
+            key: format!("send:service:{}:x", limited.message.business_id),
+            spacing: core_service::messaging::rules::SERVICE_SPACING,
+        });
         assert_eq!(write(vec![limited.clone()]).await, [Some(Written::Stale)]);
         assert_eq!(stored(limited).await, [false; 3]);
         if !postgres {

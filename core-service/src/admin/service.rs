@@ -155,7 +155,7 @@ pub async fn create_demo(core: &Core, confirm: bool, followers: u32) -> AppResul
     let owner_auth = format!("Bearer {owner_token}");
     crate::business::service::create_sandbox(
         core,
-        Some(&owner_auth),
+        &crate::caller::User::authenticate(core, Some(&owner_auth)).await?,
         crate::business::service::NewAccount {
             business_name: Some("Demo Coffee".to_string()),
             category: Some("Food and drink".to_string()),
@@ -168,8 +168,9 @@ pub async fn create_demo(core: &Core, confirm: bool, followers: u32) -> AppResul
         .iter()
         .map(|s| s.as_str().to_string())
         .collect();
+    let demo_owner = crate::caller::Owner::authenticate(core, Some(&owner_auth)).await?;
     let (app, app_token) =
-        crate::apps::service::create(core, Some(&owner_auth), "Demo server", &scopes).await?;
+        crate::apps::service::create(core, &demo_owner, "Demo server", &scopes).await?;
     // The audience, a batch at a time: users (made where their number has none yet) and their
     // follows, the first half (at least one) opted in to marketing.
     let business_id = owner.id;

@@ -6,7 +6,7 @@ use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::service::{self, AppView};
-use crate::caller::authorization;
+use crate::caller::Owner;
 use crate::clock::rfc3339;
 use crate::state::Core;
 
@@ -42,7 +42,7 @@ impl pb::app_service_server::AppService for AppGrpc {
         &self,
         request: Request<pb::ListAppsRequest>,
     ) -> Result<Response<pb::AppList>, Status> {
-        let apps = service::list(&self.core, authorization(&request)).await?;
+        let apps = service::list(&self.core, &Owner::of(&self.core, &request).await?).await?;
         Ok(Response::new(pb::AppList {
             apps: apps.into_iter().map(app_pb).collect(),
         }))
@@ -55,7 +55,7 @@ impl pb::app_service_server::AppService for AppGrpc {
         let body = request.get_ref();
         let created = service::create(
             &self.core,
-            authorization(&request),
+            &Owner::of(&self.core, &request).await?,
             &body.name,
             &body.scopes,
         )
@@ -69,7 +69,7 @@ impl pb::app_service_server::AppService for AppGrpc {
     ) -> Result<Response<pb::AppWithToken>, Status> {
         let rotated = service::rotate(
             &self.core,
-            authorization(&request),
+            &Owner::of(&self.core, &request).await?,
             &request.get_ref().app_id,
         )
         .await?;
@@ -82,7 +82,7 @@ impl pb::app_service_server::AppService for AppGrpc {
     ) -> Result<Response<pb::Empty>, Status> {
         service::delete(
             &self.core,
-            authorization(&request),
+            &Owner::of(&self.core, &request).await?,
             &request.get_ref().app_id,
         )
         .await?;

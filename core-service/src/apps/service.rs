@@ -6,8 +6,8 @@ use sea_orm::Set;
 use uuid::Uuid;
 
 use super::store;
-use crate::caller::{Console, console};
-use crate::domain::{Role, Scopes, parse_name};
+use crate::caller::Owner;
+use crate::domain::{Scopes, parse_name};
 use crate::entities::developer_apps;
 use crate::error::{AppError, AppResult};
 use crate::identity::tokens::{TOKEN_PREFIX, hash_token, new_opaque_token};
@@ -32,18 +32,6 @@ fn new_token() -> String {
     format!("{TOKEN_PREFIX}{}", new_opaque_token())
 }
 
-async fn owner(core: &Core, authorization: Option<&str>) -> AppResult<Console> {
-    let console = console(core, authorization).await?;
-    console.require_active_business()?;
-    if console.role != Role::Owner {
-        return Err(AppError::new(
-            ErrorCode::OwnerRequired,
-            "developer apps are managed by the owner",
-        ));
-    }
-    Ok(console)
-}
-
 fn not_found() -> AppError {
     AppError::new(ErrorCode::AppNotFound, "no such app")
 }
@@ -56,8 +44,7 @@ fn app_id(id: &str) -> AppResult<Uuid> {
 ///
 /// Errors: `unauthorized`, `account_suspended`, `not_a_business_account`, `business_suspended`,
 /// `owner_required`.
-pub async fn list(core: &Core, authorization: Option<&str>) -> AppResult<Vec<AppView>> {
-    let console = owner(core, authorization).await?;
+pub async fn list(core: &Core, console: &Owner) -> AppResult<Vec<AppView>> {
     of_business(core, console.business.id).await
 }
 
@@ -75,11 +62,10 @@ pub async fn of_business(core: &Core, business_id: Uuid) -> AppResult<Vec<AppVie
 /// Errors: as [`list`], `invalid_request` (name), `invalid_app_scopes`.
 pub async fn create(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Owner,
     name: &str,
     scopes: &[String],
 ) -> AppResult<(AppView, String)> {
-    let console = owner(core, authorization).await?;
     let name = parse_name("name", name)?;
     let scopes = Scopes::parse(scopes)?;
     let token = new_token();
@@ -103,12 +89,7 @@ pub async fn create(
 /// Replaces an app's token; the old one fails from the next request on.
 ///
 /// Errors: as [`list`], `app_not_found`.
-pub async fn rotate(
-    core: &Core,
-    authorization: Option<&str>,
-    id: &str,
-) -> AppResult<(AppView, String)> {
-    let console = owner(core, authorization).await?;
+pub async fn rotate(core: &Core, console: &Owner, id: &str) -> AppResult<(AppView, String)> {
     let app = store::find(&core.db, console.business.id, app_id(id)?)
         .await?
         .ok_or_else(not_found)?;
@@ -126,8 +107,7 @@ pub async fn rotate(
 /// Deletes an app; its token fails from the next request on.
 ///
 /// Errors: as [`list`], `app_not_found`.
-pub async fn delete(core: &Core, authorization: Option<&str>, id: &str) -> AppResult<()> {
-    let console = owner(core, authorization).await?;
+pub async fn delete(core: &Core, console: &Owner, id: &str) -> AppResult<()> {
     if store::delete(&core.db, console.business.id, app_id(id)?).await? == 0 {
         return Err(not_found());
     }

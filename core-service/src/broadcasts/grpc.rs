@@ -6,7 +6,7 @@ use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::service::{self, BroadcastFields, ListQuery};
-use crate::caller::authorization;
+use crate::caller::{AppToken, Member};
 use crate::clock::rfc3339;
 use crate::entities::broadcasts;
 use crate::state::Core;
@@ -61,9 +61,9 @@ impl pb::broadcast_service_server::BroadcastService for BroadcastGrpc {
         &self,
         request: Request<pb::CreateBroadcastRequest>,
     ) -> Result<Response<pb::BroadcastReply>, Status> {
-        let auth = authorization(&request).map(str::to_string);
+        let caller = Member::of(&self.core, &request).await?;
         let input = request.into_inner().broadcast.unwrap_or_default();
-        let created = service::create_console(&self.core, auth.as_deref(), fields(input)).await?;
+        let created = service::create_console(&self.core, &caller, fields(input)).await?;
         Ok(reply(created))
     }
 
@@ -71,12 +71,12 @@ impl pb::broadcast_service_server::BroadcastService for BroadcastGrpc {
         &self,
         request: Request<pb::CreateAppBroadcastRequest>,
     ) -> Result<Response<pb::BroadcastReply>, Status> {
-        let auth = authorization(&request).map(str::to_string);
+        let caller = AppToken::of(&request)?;
         let body = request.into_inner();
         let input = body.broadcast.unwrap_or_default();
         let created = service::create_app(
             &self.core,
-            auth.as_deref(),
+            &caller,
             &body.business_account_id,
             fields(input),
         )
@@ -94,7 +94,8 @@ impl pb::broadcast_service_server::BroadcastService for BroadcastGrpc {
             starting_after: body.starting_after.clone(),
             status: body.status.clone(),
         };
-        let (list, has_more) = service::list(&self.core, authorization(&request), query).await?;
+        let (list, has_more) =
+            service::list(&self.core, &Member::of(&self.core, &request).await?, query).await?;
         Ok(Response::new(pb::BroadcastList {
             broadcasts: list.into_iter().map(broadcast_pb).collect(),
             has_more,
@@ -105,8 +106,12 @@ impl pb::broadcast_service_server::BroadcastService for BroadcastGrpc {
         &self,
         request: Request<pb::BroadcastId>,
     ) -> Result<Response<pb::Broadcast>, Status> {
-        let broadcast =
-            service::get(&self.core, authorization(&request), &request.get_ref().id).await?;
+        let broadcast = service::get(
+            &self.core,
+            &Member::of(&self.core, &request).await?,
+            &request.get_ref().id,
+        )
+        .await?;
         Ok(Response::new(broadcast_pb(broadcast)))
     }
 
@@ -117,7 +122,7 @@ impl pb::broadcast_service_server::BroadcastService for BroadcastGrpc {
         let body = request.get_ref();
         let broadcast = service::get_app(
             &self.core,
-            authorization(&request),
+            &AppToken::of(&request)?,
             &body.business_account_id,
             &body.id,
         )
@@ -129,9 +134,12 @@ impl pb::broadcast_service_server::BroadcastService for BroadcastGrpc {
         &self,
         request: Request<pb::BroadcastId>,
     ) -> Result<Response<pb::Broadcast>, Status> {
-        let broadcast =
-            service::cancel_console(&self.core, authorization(&request), &request.get_ref().id)
-                .await?;
+        let broadcast = service::cancel_console(
+            &self.core,
+            &Member::of(&self.core, &request).await?,
+            &request.get_ref().id,
+        )
+        .await?;
         Ok(Response::new(broadcast_pb(broadcast)))
     }
 
@@ -142,7 +150,7 @@ impl pb::broadcast_service_server::BroadcastService for BroadcastGrpc {
         let body = request.get_ref();
         let broadcast = service::cancel_app(
             &self.core,
-            authorization(&request),
+            &AppToken::of(&request)?,
             &body.business_account_id,
             &body.id,
         )

@@ -14,14 +14,15 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::store::{self, Created, KeyClaim};
-use crate::caller::console;
+use crate::caller::{AppToken, Member};
 use crate::domain::Scope;
 use crate::entities::broadcasts;
 use crate::error::{AppError, AppResult};
 use crate::messaging::content::{self, Category};
+use crate::messaging::rules::{require_active, require_live};
 use crate::messaging::service::{
     IDEMPOTENCY_RETENTION, RawTiming, app_context, business_of, conflict, in_progress, mismatch,
-    require_active, require_live, require_scope,
+    require_scope,
 };
 use crate::state::Core;
 
@@ -128,11 +129,9 @@ struct Creator {
 /// `idempotency_key_conflict`, `idempotency_in_progress`.
 pub async fn create_console(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Member,
     fields: BroadcastFields,
 ) -> AppResult<(broadcasts::Model, bool)> {
-    let console = console(core, authorization).await?;
-    console.require_active_business()?;
     console.require_manager()?;
     let parsed = parse(core, &fields)?;
     require_live(&console.business.status, &console.business.mode)?;
@@ -151,11 +150,11 @@ pub async fn create_console(
 /// `app_scope_required` instead of the user and role errors.
 pub async fn create_app(
     core: &Core,
-    authorization: Option<&str>,
+    token: &AppToken,
     business_account_id: &str,
     fields: BroadcastFields,
 ) -> AppResult<(broadcasts::Model, bool)> {
-    let (context, scopes) = app_context(core, authorization, None).await?;
+    let (context, scopes) = app_context(core, token, None).await?;
     if Uuid::parse_str(business_account_id.trim()).ok() != Some(context.business_id) {
         return Err(mismatch());
     }
@@ -253,11 +252,9 @@ pub const STATUSES: &[&str] = &["scheduled", "running", "completed", "canceled"]
 /// this business).
 pub async fn list(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Member,
     query: ListQuery,
 ) -> AppResult<(Vec<broadcasts::Model>, bool)> {
-    let console = console(core, authorization).await?;
-    console.require_active_business()?;
     let limit = crate::domain::page_limit(query.limit)?;
     let status = crate::domain::one_of("status", query.status.as_deref(), STATUSES)?;
     let after = match crate::domain::cursor_id(query.starting_after.as_deref(), "a broadcast")? {
@@ -299,23 +296,13 @@ async fn business_broadcast(
 /// One broadcast of the caller's business (any role).
 ///
 /// Errors: as [`list`] without `invalid_limit`, and `broadcast_not_found`.
-pub async fn get(
-    core: &Core,
-    authorization: Option<&str>,
-    id: &str,
-) -> AppResult<broadcasts::Model> {
-    let console = console(core, authorization).await?;
-    console.require_active_business()?;
+pub async fn get(core: &Core, console: &Member, id: &str) -> AppResult<broadcasts::Model> {
     business_broadcast(core, console.business.id, id).await
 }
 
 /// The app token's business, checked against the path's.
-async fn app_business(
-    core: &Core,
-    authorization: Option<&str>,
-    business_account_id: &str,
-) -> AppResult<Uuid> {
-    let (context, _) = app_context(core, authorization, None).await?;
+async fn app_business(core: &Core, token: &AppToken, business_account_id: &str) -> AppResult<Uuid> {
+    let (context, _) = app_context(core, token, None).await?;
     if Uuid::parse_str(business_account_id.trim()).ok() != Some(context.business_id) {
         return Err(mismatch());
     }
@@ -329,11 +316,11 @@ async fn app_business(
 /// `broadcast_not_found`.
 pub async fn get_app(
     core: &Core,
-    authorization: Option<&str>,
+    token: &AppToken,
     business_account_id: &str,
     id: &str,
 ) -> AppResult<broadcasts::Model> {
-    let business_id = app_business(core, authorization, business_account_id).await?;
+    let business_id = app_business(core, token, business_account_id).await?;
     business_broadcast(core, business_id, id).await
 }
 
@@ -342,11 +329,9 @@ pub async fn get_app(
 /// Errors: as [`get`], `insufficient_role`, `broadcast_not_cancelable`.
 pub async fn cancel_console(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Member,
     id: &str,
 ) -> AppResult<broadcasts::Model> {
-    let console = console(core, authorization).await?;
-    console.require_active_business()?;
     console.require_manager()?;
     let broadcast = business_broadcast(core, console.business.id, id).await?;
     cancel(core, broadcast).await
@@ -357,11 +342,11 @@ pub async fn cancel_console(
 /// Errors: as [`get_app`], and `broadcast_not_cancelable`.
 pub async fn cancel_app(
     core: &Core,
-    authorization: Option<&str>,
+    token: &AppToken,
     business_account_id: &str,
     id: &str,
 ) -> AppResult<broadcasts::Model> {
-    let business_id = app_business(core, authorization, business_account_id).await?;
+    let business_id = app_business(core, token, business_account_id).await?;
     let broadcast = business_broadcast(core, business_id, id).await?;
     cancel(core, broadcast).await
 }

@@ -6,7 +6,7 @@ use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::service::{self, AccountPatch, AccountView, NewAccount};
-use crate::caller::authorization;
+use crate::caller::{Console, Member, User};
 use crate::clock::rfc3339;
 use crate::state::Core;
 
@@ -39,7 +39,7 @@ impl pb::business_service_server::BusinessService for BusinessGrpc {
         &self,
         request: Request<pb::GetMyBusinessRequest>,
     ) -> Result<Response<pb::BusinessAccount>, Status> {
-        let view = service::get_mine(&self.core, authorization(&request)).await?;
+        let view = service::get_mine(&self.core, &Console::of(&self.core, &request).await?).await?;
         Ok(Response::new(account_pb(view)))
     }
 
@@ -47,14 +47,14 @@ impl pb::business_service_server::BusinessService for BusinessGrpc {
         &self,
         request: Request<pb::UpdateMyBusinessRequest>,
     ) -> Result<Response<pb::BusinessAccount>, Status> {
-        let auth = authorization(&request).map(str::to_string);
+        let caller = Member::of(&self.core, &request).await?;
         let body = request.into_inner();
         let patch = AccountPatch {
             business_name: body.business_name,
             category: patch_field(body.category),
             website_url: patch_field(body.website_url),
         };
-        let view = service::update_mine(&self.core, auth.as_deref(), patch).await?;
+        let view = service::update_mine(&self.core, &caller, patch).await?;
         Ok(Response::new(account_pb(view)))
     }
 
@@ -62,14 +62,14 @@ impl pb::business_service_server::BusinessService for BusinessGrpc {
         &self,
         request: Request<pb::CreateSandboxRequest>,
     ) -> Result<Response<pb::BusinessAccount>, Status> {
-        let auth = authorization(&request).map(str::to_string);
+        let caller = User::of(&self.core, &request).await?;
         let body = request.into_inner();
         let input = NewAccount {
             business_name: body.business_name,
             category: body.category,
             website_url: body.website_url,
         };
-        let view = service::create_sandbox(&self.core, auth.as_deref(), input).await?;
+        let view = service::create_sandbox(&self.core, &caller, input).await?;
         Ok(Response::new(account_pb(view)))
     }
 }
@@ -93,7 +93,8 @@ impl pb::team_service_server::TeamService for TeamGrpc {
         &self,
         request: Request<pb::ListTeamRequest>,
     ) -> Result<Response<pb::TeamList>, Status> {
-        let members = super::team::list(&self.core, authorization(&request)).await?;
+        let members =
+            super::team::list(&self.core, &Member::of(&self.core, &request).await?).await?;
         Ok(Response::new(pb::TeamList {
             members: members.into_iter().map(member_pb).collect(),
         }))
@@ -106,7 +107,7 @@ impl pb::team_service_server::TeamService for TeamGrpc {
         let body = request.get_ref();
         let member = super::team::upsert(
             &self.core,
-            authorization(&request),
+            &Member::of(&self.core, &request).await?,
             &body.phone_number,
             &body.role,
         )
@@ -120,7 +121,7 @@ impl pb::team_service_server::TeamService for TeamGrpc {
     ) -> Result<Response<pb::Empty>, Status> {
         super::team::remove(
             &self.core,
-            authorization(&request),
+            &Member::of(&self.core, &request).await?,
             &request.get_ref().user_id,
         )
         .await?;

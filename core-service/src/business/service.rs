@@ -4,7 +4,7 @@ use proto::ErrorCode;
 use sea_orm::Set;
 
 use super::store;
-use crate::caller::{authenticate_user, console};
+use crate::caller::{Console, Member, User};
 use crate::domain::{
     BusinessMode, BusinessName, BusinessStatus, parse_category, parse_website_url,
 };
@@ -31,9 +31,8 @@ async fn view(core: &Core, business: business_accounts::Model) -> AppResult<Acco
 }
 
 /// The caller's business account, whatever its status (so a suspended business can read it).
-pub async fn get_mine(core: &Core, authorization: Option<&str>) -> AppResult<AccountView> {
-    let console = console(core, authorization).await?;
-    view(core, console.business).await
+pub async fn get_mine(core: &Core, console: &Console) -> AppResult<AccountView> {
+    view(core, console.business.clone()).await
 }
 
 /// A change to the account. `None` leaves a field unchanged; `Some(None)` clears it.
@@ -49,11 +48,9 @@ pub struct AccountPatch {
 /// Errors: those of [`console`], `business_suspended`, `insufficient_role`, `invalid_request`.
 pub async fn update_mine(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Member,
     patch: AccountPatch,
 ) -> AppResult<AccountView> {
-    let console = console(core, authorization).await?;
-    console.require_active_business()?;
     console.require_manager()?;
     let name = BusinessName::parse(patch.business_name.as_deref())?;
     let category = patch
@@ -64,7 +61,7 @@ pub async fn update_mine(
         .website_url
         .map(|u| u.as_deref().map(parse_website_url).transpose())
         .transpose()?;
-    let mut active: business_accounts::ActiveModel = console.business.into();
+    let mut active: business_accounts::ActiveModel = console.business.clone().into();
     active.business_name = Set(name.into_string());
     if let Some(category) = category {
         active.category = Set(category);
@@ -89,12 +86,7 @@ pub struct NewAccount {
 ///
 /// Errors: `unauthorized`, `account_suspended`, `invalid_request`, `business_already_exists`
 /// (the caller owns a business or is on a team already).
-pub async fn create_sandbox(
-    core: &Core,
-    authorization: Option<&str>,
-    input: NewAccount,
-) -> AppResult<AccountView> {
-    let user = authenticate_user(core, authorization).await?;
+pub async fn create_sandbox(core: &Core, user: &User, input: NewAccount) -> AppResult<AccountView> {
     let name = BusinessName::parse(input.business_name.as_deref())?;
     let category = input.category.as_deref().map(parse_category).transpose()?;
     let website_url = input
@@ -126,6 +118,6 @@ pub async fn create_sandbox(
     };
     Ok(AccountView {
         business,
-        phone_number: user.phone_number,
+        phone_number: user.phone_number.clone(),
     })
 }

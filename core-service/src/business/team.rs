@@ -5,7 +5,7 @@ use proto::ErrorCode;
 use uuid::Uuid;
 
 use super::store::{self, Member};
-use crate::caller::console;
+use crate::caller;
 use crate::domain::{PhoneNumber, Role};
 use crate::error::{AppError, AppResult, is_unique_violation};
 use crate::identity::store as identity_store;
@@ -14,9 +14,7 @@ use crate::state::Core;
 /// The caller's team, oldest member first.
 ///
 /// Errors: `unauthorized`, `account_suspended`, `not_a_business_account`, `business_suspended`.
-pub async fn list(core: &Core, authorization: Option<&str>) -> AppResult<Vec<Member>> {
-    let console = console(core, authorization).await?;
-    console.require_active_business()?;
+pub async fn list(core: &Core, console: &caller::Member) -> AppResult<Vec<Member>> {
     store::team(&core.db, console.business.id).await
 }
 
@@ -26,12 +24,10 @@ pub async fn list(core: &Core, authorization: Option<&str>) -> AppResult<Vec<Mem
 /// `user_not_found`, `user_in_another_business`, `cannot_remove_owner`.
 pub async fn upsert(
     core: &Core,
-    authorization: Option<&str>,
+    console: &caller::Member,
     phone: &str,
     role: &str,
 ) -> AppResult<Member> {
-    let console = console(core, authorization).await?;
-    console.require_active_business()?;
     console.require_manager()?;
     let role = match Role::parse(role, "role")? {
         Role::Owner => {
@@ -111,9 +107,7 @@ pub async fn upsert(
 ///
 /// Errors: as [`list`], `insufficient_role`, `not_found` (not a UUID), `cannot_remove_owner`,
 /// `team_member_not_found`.
-pub async fn remove(core: &Core, authorization: Option<&str>, user_id: &str) -> AppResult<()> {
-    let console = console(core, authorization).await?;
-    console.require_active_business()?;
+pub async fn remove(core: &Core, console: &caller::Member, user_id: &str) -> AppResult<()> {
     console.require_manager()?;
     let user_id = Uuid::parse_str(user_id.trim())
         .map_err(|_| AppError::new(ErrorCode::NotFound, "user id must be a UUID"))?;

@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use super::service::ACTIVE;
 use super::store::{self, FollowerFilter};
-use crate::caller::{Console, console};
+use crate::caller::Member;
 use crate::domain::PhoneNumber;
 use crate::entities::{follow_changes, follows};
 use crate::error::{AppError, AppResult};
@@ -21,12 +21,6 @@ use crate::state::Core;
 
 /// The most numbers one look-up holds.
 pub const MAX_LOOKUP: usize = 100;
-
-async fn reader(core: &Core, authorization: Option<&str>) -> AppResult<Console> {
-    let console = console(core, authorization).await?;
-    console.require_active_business()?;
-    Ok(console)
-}
 
 /// A page of the followers list: filters and where the previous page ended.
 #[derive(Debug, Clone, Default)]
@@ -45,10 +39,9 @@ pub struct FollowerQuery {
 /// follower of this business).
 pub async fn list(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Member,
     query: FollowerQuery,
 ) -> AppResult<(Vec<follows::Model>, bool)> {
-    let console = reader(core, authorization).await?;
     let limit = crate::domain::page_limit(query.limit)?;
     let filter = FollowerFilter {
         status: crate::domain::one_of(
@@ -96,10 +89,9 @@ pub struct Lookup {
 /// (the detail names the index), `rate_limited`.
 pub async fn lookup(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Member,
     phone_numbers: &[String],
 ) -> AppResult<Vec<Lookup>> {
-    let console = reader(core, authorization).await?;
     if phone_numbers.is_empty() || phone_numbers.len() > MAX_LOOKUP {
         return Err(AppError::new(
             ErrorCode::InvalidRequest,
@@ -161,10 +153,9 @@ pub async fn lookup(
 /// Errors: as [`list`], `follow_not_found` (that user never followed this business).
 pub async fn history(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Member,
     user_id: &str,
 ) -> AppResult<Vec<follow_changes::Model>> {
-    let console = reader(core, authorization).await?;
     let not_found = || {
         AppError::new(
             ErrorCode::FollowNotFound,

@@ -7,7 +7,7 @@ use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::{followers, service};
-use crate::caller::authorization;
+use crate::caller::{Member, User};
 use crate::clock::rfc3339;
 use crate::entities::{follow_changes, follows};
 use crate::state::Core;
@@ -34,7 +34,7 @@ impl pb::consent_service_server::ConsentService for ConsentGrpc {
         request: Request<pb::FollowRequest>,
     ) -> Result<Response<pb::Follow>, Status> {
         let id = &request.get_ref().business_account_id;
-        let follow = service::get(&self.core, authorization(&request), id).await?;
+        let follow = service::get(&self.core, &User::of(&self.core, &request).await?, id).await?;
         Ok(Response::new(follow_pb(follow)))
     }
 
@@ -45,7 +45,7 @@ impl pb::consent_service_server::ConsentService for ConsentGrpc {
         let body = request.get_ref();
         let follow = service::put(
             &self.core,
-            authorization(&request),
+            &User::of(&self.core, &request).await?,
             &body.business_account_id,
             body.marketing_opt_in,
         )
@@ -60,7 +60,7 @@ impl pb::consent_service_server::ConsentService for ConsentGrpc {
         let body = request.get_ref();
         let follow = service::patch(
             &self.core,
-            authorization(&request),
+            &User::of(&self.core, &request).await?,
             &body.business_account_id,
             body.marketing_opt_in,
         )
@@ -73,7 +73,7 @@ impl pb::consent_service_server::ConsentService for ConsentGrpc {
         request: Request<pb::FollowRequest>,
     ) -> Result<Response<pb::Empty>, Status> {
         let id = &request.get_ref().business_account_id;
-        service::delete(&self.core, authorization(&request), id).await?;
+        service::delete(&self.core, &User::of(&self.core, &request).await?, id).await?;
         Ok(Response::new(pb::Empty {}))
     }
 }
@@ -114,7 +114,8 @@ impl pb::audience_service_server::AudienceService for AudienceGrpc {
             status: body.status.clone(),
             marketing_opt_in: body.marketing_opt_in.clone(),
         };
-        let (page, has_more) = followers::list(&self.core, authorization(&request), query).await?;
+        let (page, has_more) =
+            followers::list(&self.core, &Member::of(&self.core, &request).await?, query).await?;
         Ok(Response::new(pb::FollowerList {
             followers: page.into_iter().map(follower_pb).collect(),
             has_more,
@@ -127,7 +128,7 @@ impl pb::audience_service_server::AudienceService for AudienceGrpc {
     ) -> Result<Response<pb::LookupResults>, Status> {
         let results = followers::lookup(
             &self.core,
-            authorization(&request),
+            &Member::of(&self.core, &request).await?,
             &request.get_ref().phone_numbers,
         )
         .await?;
@@ -150,7 +151,7 @@ impl pb::audience_service_server::AudienceService for AudienceGrpc {
     ) -> Result<Response<pb::FollowerChanges>, Status> {
         let changes = followers::history(
             &self.core,
-            authorization(&request),
+            &Member::of(&self.core, &request).await?,
             &request.get_ref().user_id,
         )
         .await?;

@@ -14,9 +14,9 @@ use uuid::Uuid;
 
 use super::store;
 use crate::business::store as business_store;
-use crate::caller::authenticate_user;
+use crate::caller::User;
 use crate::domain::{BusinessMode, BusinessStatus};
-use crate::entities::{business_accounts, follows, users};
+use crate::entities::{business_accounts, follows};
 use crate::error::{AppError, AppResult};
 use crate::state::Core;
 use crate::usage::Tally;
@@ -170,29 +170,20 @@ fn follow_data(follow: &follows::Model, now: DateTime<Utc>) -> serde_json::Value
     })
 }
 
-async fn caller_and_business(
-    core: &Core,
-    authorization: Option<&str>,
-    business_id: &str,
-) -> AppResult<(users::Model, business_accounts::Model)> {
-    let user = authenticate_user(core, authorization).await?;
+async fn business(core: &Core, business_id: &str) -> AppResult<business_accounts::Model> {
     let not_found = || AppError::new(ErrorCode::BusinessNotFound, "no such business account");
     let id = Uuid::parse_str(business_id.trim()).map_err(|_| not_found())?;
     let business = business_store::business(&core.db, id)
         .await?
         .ok_or_else(not_found)?;
-    Ok((user, business))
+    Ok(business)
 }
 
 /// The caller's follow of a business, active or unfollowed.
 ///
 /// Errors: `unauthorized`, `account_suspended`, `business_not_found`, `follow_not_found`.
-pub async fn get(
-    core: &Core,
-    authorization: Option<&str>,
-    business_id: &str,
-) -> AppResult<follows::Model> {
-    let (user, business) = caller_and_business(core, authorization, business_id).await?;
+pub async fn get(core: &Core, user: &User, business_id: &str) -> AppResult<follows::Model> {
+    let business = business(core, business_id).await?;
     store::follow(&core.db, business.id, user.id)
         .await?
         .ok_or_else(|| {
@@ -209,11 +200,11 @@ pub async fn get(
 /// `cannot_follow_own_business`, `business_not_live`.
 pub async fn put(
     core: &Core,
-    authorization: Option<&str>,
+    user: &User,
     business_id: &str,
     marketing_opt_in: Option<bool>,
 ) -> AppResult<follows::Model> {
-    let (user, business) = caller_and_business(core, authorization, business_id).await?;
+    let business = business(core, business_id).await?;
     if business.id == user.id {
         return Err(AppError::new(
             ErrorCode::CannotFollowOwnBusiness,
@@ -256,11 +247,11 @@ pub async fn put(
 /// `follow_not_found`.
 pub async fn patch(
     core: &Core,
-    authorization: Option<&str>,
+    user: &User,
     business_id: &str,
     marketing_opt_in: Option<bool>,
 ) -> AppResult<follows::Model> {
-    let (user, business) = caller_and_business(core, authorization, business_id).await?;
+    let business = business(core, business_id).await?;
     let opt_in = marketing_opt_in
         .ok_or_else(|| AppError::new(ErrorCode::InvalidRequest, "marketing_opt_in: is required"))?;
     let follow = apply(core, business.id, user.id, SOURCE_USER, |existing, now| {
@@ -280,8 +271,8 @@ pub async fn patch(
 /// Unfollows (withdrawing marketing consent too). Idempotent, also when never followed.
 ///
 /// Errors: `unauthorized`, `account_suspended`, `business_not_found`.
-pub async fn delete(core: &Core, authorization: Option<&str>, business_id: &str) -> AppResult<()> {
-    let (user, business) = caller_and_business(core, authorization, business_id).await?;
+pub async fn delete(core: &Core, user: &User, business_id: &str) -> AppResult<()> {
+    let business = business(core, business_id).await?;
     apply(core, business.id, user.id, SOURCE_USER, unfollow).await?;
     Ok(())
 }

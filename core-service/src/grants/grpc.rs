@@ -6,7 +6,7 @@ use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::service;
-use crate::caller::authorization;
+use crate::caller::User;
 use crate::clock::rfc3339;
 use crate::entities::grants;
 use crate::state::Core;
@@ -32,7 +32,7 @@ impl pb::grant_service_server::GrantService for GrantGrpc {
     ) -> Result<Response<pb::Empty>, Status> {
         service::revoke_mine(
             &self.core,
-            authorization(&request),
+            &User::of(&self.core, &request).await?,
             &request.get_ref().client_id,
         )
         .await?;

@@ -5,7 +5,7 @@ use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, TransactionTrait};
 use uuid::Uuid;
 
-use crate::caller::authenticate_user;
+use crate::caller::User;
 use crate::entities::{developer_apps, grants};
 use crate::error::{AppError, AppResult};
 use crate::identity::store as identity_store;
@@ -106,11 +106,6 @@ pub async fn revoke_as_operator(
 
 /// The caller revokes their own grant. Errors: `unauthorized`, `account_suspended`,
 /// `grant_not_found`.
-pub async fn revoke_mine(
-    core: &Core,
-    authorization: Option<&str>,
-    client_id: &str,
-) -> AppResult<()> {
-    let user = authenticate_user(core, authorization).await?;
+pub async fn revoke_mine(core: &Core, user: &User, client_id: &str) -> AppResult<()> {
     revoke(core, user.id, client_id).await.map(|_| ())
 }

@@ -8,7 +8,7 @@ use proto::ErrorCode;
 use uuid::Uuid;
 
 use super::{outbox, service, store};
-use crate::caller::console;
+use crate::caller::{AppToken, Member};
 use crate::entities::messages;
 use crate::error::{AppError, AppResult};
 use crate::state::Core;
@@ -29,13 +29,7 @@ fn not_cancelable(status: &str) -> AppError {
 /// Errors: `unauthorized`, `account_suspended`, `not_a_business_account`, `business_suspended`,
 /// `message_not_found`, `insufficient_role` (a member canceling another's message),
 /// `message_not_cancelable`.
-pub async fn console_cancel(
-    core: &Core,
-    authorization: Option<&str>,
-    id: &str,
-) -> AppResult<messages::Model> {
-    let console = console(core, authorization).await?;
-    console.require_active_business()?;
+pub async fn console_cancel(core: &Core, console: &Member, id: &str) -> AppResult<messages::Model> {
     let message = service::business_message(core, console.business.id, id).await?;
     if console.require_manager().is_err() && message.sender_user_id != Some(console.user.id) {
         return Err(AppError::new(
@@ -52,15 +46,15 @@ pub async fn console_cancel(
 /// `message_not_found`, `message_not_cancelable`.
 pub async fn app_cancel(
     core: &Core,
-    authorization: Option<&str>,
+    token: &AppToken,
     business_account_id: &str,
     id: &str,
 ) -> AppResult<messages::Model> {
-    let (context, _) = service::app_context(core, authorization, None).await?;
+    let (context, _) = service::app_context(core, token, None).await?;
     if Uuid::parse_str(business_account_id.trim()).ok() != Some(context.business_id) {
         return Err(service::mismatch());
     }
-    service::require_active(&service::business_of(&context)?.status)?;
+    super::rules::require_active(&service::business_of(&context)?.status)?;
     let message = service::business_message(core, context.business_id, id).await?;
     // Console messages are not an app token's to cancel.
     if message.app_id.is_none() {

@@ -29,6 +29,15 @@ impl Category {
         }
     }
 
+    /// A stored category.
+    pub fn from_db(stored: &str) -> AppResult<Category> {
+        match stored {
+            "service" => Ok(Category::Service),
+            other => Category::parse_sendable(Some(other))
+                .map_err(|_| AppError::internal(format!("bad stored category: {other}"))),
+        }
+    }
+
     /// A category a category send may name (not `service`).
     pub fn parse_sendable(input: Option<&str>) -> AppResult<Category> {
         match input {

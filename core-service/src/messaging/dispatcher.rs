@@ -8,14 +8,16 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use super::content::Category;
 use super::delivery::{DeliveryProvider, FailureReason};
 use super::outbox::{self, Outcome};
+use super::rules;
 use super::store;
 use super::writer::Handed;
-use crate::consent::service::ACTIVE;
-use crate::domain::{BusinessMode, BusinessStatus, UserStatus};
+use crate::domain::UserStatus;
 use crate::entities::messages;
 use crate::state::Core;
+use crate::webhooks::fanout;
 
 /// How long a leased message is ours before another dispatcher may take it.
 const LEASE: Duration = Duration::from_secs(30);
@@ -346,24 +348,30 @@ impl Dispatcher {
 
     /// Records `outcomes` and the outbox rows of `done` gone; with `inboxed`, writes their
     /// inbox rows too, in one statement that may decline (see `outbox::record_outcomes_at_once`):
-    /// then false, and nothing was written. The outcomes' webhook deliveries go straight to a
-    /// job stream of this core with room (written leased to it, handed over after the commit),
-    /// as many as it can take; the others wait in the queue for any core's streams.
+    /// then false, and nothing was written. The outcomes' webhook deliveries are planned before
+    /// and handed on after by `webhooks::fanout`: those written leased to one of this core's job
+    /// streams go straight to it; the others wait in the queue for any core's streams.
     async fn record(
         &self,
         outcomes: &[(messages::Model, Outcome)],
         done: &[Uuid],
         inboxed: Option<outbox::Inboxed<'_>>,
     ) -> crate::error::AppResult<bool> {
+        let fanned: Vec<fanout::Outcome> = outcomes
+            .iter()
+            .map(|(m, o)| fanout::Outcome {
+                business_id: m.business_id,
+                delivered: o.delivered,
+                emits_event: m.emits_event,
+                broadcast: m.broadcast_id.is_some(),
+            })
+            .collect();
         // The endpoints are known first, so the room taken is what the deliveries need.
-        let (endpoints, reservation) = self.room_for_deliveries(outcomes).await?;
-        let lease = reservation
-            .as_ref()
-            .map(|r| crate::webhooks::jobs::delivery_lease(&self.core, r));
+        let plan = fanout::plan(&self.core, &fanned).await?;
         let planning = outbox::Planning {
-            lease,
-            endpoints: endpoints.as_ref().map(|(e, _)| e.as_slice()),
-            check: endpoints.as_ref().and_then(|(_, check)| check.as_ref()),
+            lease: plan.lease(),
+            endpoints: plan.endpoints(),
+            check: plan.check(),
         };
         let db = &self.core.db;
         let now = self.core.clock.now();
@@ -381,47 +389,29 @@ impl Dispatcher {
                 .await
                 .map(Ok),
         };
-        let give_back = |reservation: &Option<crate::webhooks::flow::Reservation>| {
-            if let Some(reservation) = reservation {
-                self.core
-                    .job_credits
-                    .give_back(reservation, reservation.count);
-            }
-        };
-        let forget = || {
-            // Read again by the next batch.
-            if let Some((_, Some(check))) = &endpoints {
-                self.core.endpoint_cache.forget(&check.businesses);
-            }
-        };
         let recorded = match recorded {
             Ok(Ok(recorded)) => recorded,
             Ok(Err(declined)) => {
-                give_back(&reservation);
-                if matches!(declined, outbox::AtOnce::EndpointsMoved) {
-                    forget();
-                }
+                let moved = matches!(declined, outbox::AtOnce::EndpointsMoved);
+                fanout::committed(&self.core, plan, None, moved).await;
                 return Ok(false);
             }
             Err(err) => {
-                give_back(&reservation);
+                fanout::committed(&self.core, plan, None, false).await;
                 return Err(err);
             }
         };
-        if recorded.endpoints_moved {
-            forget();
-        }
+        let (decided, queued) = (recorded.decided, recorded.queued);
         let handed = recorded.leased.len();
-        if let Some(reservation) = reservation {
-            crate::webhooks::jobs::hand_over(&self.core, reservation, recorded.leased).await;
-        }
-        if recorded.queued > handed {
-            self.core.webhook_wakeup.wake();
-        }
+        let written = fanout::Written {
+            leased: recorded.leased,
+            queued,
+        };
+        fanout::committed(&self.core, plan, Some(written), recorded.endpoints_moved).await;
         tracing::debug!(
             messages = outcomes.len(),
-            recorded = recorded.decided,
-            queued = recorded.queued,
+            recorded = decided,
+            queued,
             handed,
             "message outcomes recorded"
         );
@@ -430,62 +420,6 @@ impl Dispatcher {
 }
 
 impl Dispatcher {
-    /// The active endpoints of the outcomes' businesses (on PostgreSQL as this core knows them,
-    /// with the check that they still hold), and, when a job stream of this core has room to
-    /// spare, room for the deliveries of their `message.*` events (not those of broadcast
-    /// messages, which wait behind every other). None for the endpoints when room is not
-    /// asked for: the recording reads them.
-    async fn room_for_deliveries(
-        &self,
-        outcomes: &[(messages::Model, Outcome)],
-    ) -> crate::error::AppResult<(
-        Option<(
-            Vec<crate::entities::webhooks::Model>,
-            Option<crate::events::EndpointCheck>,
-        )>,
-        Option<crate::webhooks::flow::Reservation>,
-    )> {
-        let emitting: Vec<&(messages::Model, Outcome)> =
-            outcomes.iter().filter(|(m, _)| m.emits_event).collect();
-        let cached = self.core.tuning.shared;
-        if emitting.is_empty() || (!cached && self.core.job_credits.spare() == 0) {
-            return Ok((None, None));
-        }
-        let mut businesses: Vec<Uuid> = emitting.iter().map(|(m, _)| m.business_id).collect();
-        businesses.sort();
-        businesses.dedup();
-        let (endpoints, check) = if cached {
-            let (endpoints, check) = self
-                .core
-                .endpoint_cache
-                .endpoints(&self.core.db, businesses)
-                .await?;
-            (endpoints, Some(check))
-        } else {
-            (
-                crate::events::active_endpoints(&self.core.db, businesses).await?,
-                None,
-            )
-        };
-        if self.core.job_credits.spare() == 0 {
-            return Ok((Some((endpoints, check)), None));
-        }
-        let deliveries: usize = emitting
-            .iter()
-            .filter(|(m, _)| m.broadcast_id.is_none())
-            .map(|(m, o)| {
-                let event = if o.delivered {
-                    "message.sent"
-                } else {
-                    "message.failed"
-                };
-                crate::events::subscribed(&endpoints, m.business_id, event).count()
-            })
-            .sum();
-        let reservation = crate::webhooks::jobs::reserve(&self.core, deliveries).await;
-        Ok((Some((endpoints, check)), reservation))
-    }
-
     /// The checks made again when a message is due: a message with a send time fails
     /// `consent_withdrawn` when its recipient no longer follows the business (or, for
     /// marketing, no longer consents) and `business_not_live` when its business is no longer
@@ -510,15 +444,16 @@ impl Dispatcher {
             } else if message.send_at.is_some() {
                 let live = businesses
                     .get(&message.business_id)
-                    .is_some_and(|(status, mode)| {
-                        status == BusinessStatus::Active.as_str()
-                            && mode == BusinessMode::Live.as_str()
-                    });
+                    .is_some_and(|(status, mode)| rules::require_live(status, mode).is_ok());
                 let follow = follows.get(&(message.business_id, message.recipient_user_id));
-                let consents = message.category == "authentication"
-                    || follow.is_some_and(|(status, opt_in)| {
-                        status == ACTIVE && (message.category != "marketing" || *opt_in)
-                    });
+                let consents = Category::from_db(&message.category).is_ok_and(|category| {
+                    rules::check_consent(
+                        follow.map(|(status, _)| status.as_str()),
+                        follow.is_some_and(|(_, opt_in)| *opt_in),
+                        category,
+                    )
+                    .is_ok()
+                });
                 if !live {
                     Some(FailureReason::BusinessNotLive)
                 } else if !consents {

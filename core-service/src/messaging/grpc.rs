@@ -8,7 +8,7 @@ use tonic::{Request, Response, Status};
 use super::cancel;
 use super::service::{self, SendFields};
 use super::usage;
-use crate::caller::authorization;
+use crate::caller::{AppToken, Console, Member};
 use crate::clock::rfc3339;
 use crate::entities::messages;
 use crate::state::Core;
@@ -68,9 +68,8 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         &self,
         request: Request<pb::SendMessageRequest>,
     ) -> Result<Response<pb::SendResult>, Status> {
-        let auth = authorization(&request).map(str::to_string);
-        let id = service::send_console(&self.core, auth.as_deref(), fields(request.into_inner()))
-            .await?;
+        let caller = Console::of(&self.core, &request).await?;
+        let id = service::send_console(&self.core, &caller, fields(request.into_inner())).await?;
         Ok(sent(id))
     }
 
@@ -78,16 +77,10 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         &self,
         request: Request<pb::SendAppMessageRequest>,
     ) -> Result<Response<pb::SendResult>, Status> {
-        let auth = authorization(&request).map(str::to_string);
+        let caller = AppToken::of(&request)?;
         let body = request.into_inner();
         let message = fields(body.message.unwrap_or_default());
-        let id = service::send_app(
-            &self.core,
-            auth.as_deref(),
-            &body.business_account_id,
-            message,
-        )
-        .await?;
+        let id = service::send_app(&self.core, &caller, &body.business_account_id, message).await?;
         Ok(sent(id))
     }
 
@@ -98,7 +91,7 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         let body = request.get_ref();
         let id = service::send_service(
             &self.core,
-            authorization(&request),
+            &AppToken::of(&request)?,
             &body.business_phone_number,
             body.to.as_deref(),
             body.body.as_deref(),
@@ -116,8 +109,8 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         &self,
         request: Request<pb::SendMessageRequest>,
     ) -> Result<Response<pb::CheckResult>, Status> {
-        let auth = authorization(&request).map(str::to_string);
-        service::check_console(&self.core, auth.as_deref(), fields(request.into_inner())).await?;
+        let caller = Console::of(&self.core, &request).await?;
+        service::check_console(&self.core, &caller, fields(request.into_inner())).await?;
         Ok(would_send())
     }
 
@@ -125,16 +118,10 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         &self,
         request: Request<pb::SendAppMessageRequest>,
     ) -> Result<Response<pb::CheckResult>, Status> {
-        let auth = authorization(&request).map(str::to_string);
+        let caller = AppToken::of(&request)?;
         let body = request.into_inner();
         let message = fields(body.message.unwrap_or_default());
-        service::check_app(
-            &self.core,
-            auth.as_deref(),
-            &body.business_account_id,
-            message,
-        )
-        .await?;
+        service::check_app(&self.core, &caller, &body.business_account_id, message).await?;
         Ok(would_send())
     }
 
@@ -145,7 +132,7 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         let body = request.get_ref();
         service::check_service(
             &self.core,
-            authorization(&request),
+            &AppToken::of(&request)?,
             service::ServiceSend {
                 business_phone: &body.business_phone_number,
                 to: body.to.as_deref(),
@@ -173,7 +160,8 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
             category: body.category.clone(),
             source: body.source.clone(),
         };
-        let (list, has_more) = service::history(&self.core, authorization(&request), query).await?;
+        let (list, has_more) =
+            service::history(&self.core, &Member::of(&self.core, &request).await?, query).await?;
         Ok(Response::new(pb::MessageList {
             messages: list.into_iter().map(record_pb).collect(),
             has_more,
@@ -184,8 +172,12 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         &self,
         request: Request<pb::GetMessageRequest>,
     ) -> Result<Response<pb::MessageRecord>, Status> {
-        let message =
-            service::message(&self.core, authorization(&request), &request.get_ref().id).await?;
+        let message = service::message(
+            &self.core,
+            &Member::of(&self.core, &request).await?,
+            &request.get_ref().id,
+        )
+        .await?;
         Ok(Response::new(record_pb(message)))
     }
 
@@ -193,9 +185,12 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         &self,
         request: Request<pb::GetMessageRequest>,
     ) -> Result<Response<pb::MessageRecord>, Status> {
-        let message =
-            cancel::console_cancel(&self.core, authorization(&request), &request.get_ref().id)
-                .await?;
+        let message = cancel::console_cancel(
+            &self.core,
+            &Member::of(&self.core, &request).await?,
+            &request.get_ref().id,
+        )
+        .await?;
         Ok(Response::new(record_pb(message)))
     }
 
@@ -206,7 +201,7 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         let body = request.get_ref();
         let message = cancel::app_cancel(
             &self.core,
-            authorization(&request),
+            &AppToken::of(&request)?,
             &body.business_account_id,
             &body.id,
         )
@@ -218,7 +213,7 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         &self,
         request: Request<pb::GetUsageRequest>,
     ) -> Result<Response<pb::Usage>, Status> {
-        let usage = usage::totals(&self.core, authorization(&request)).await?;
+        let usage = usage::totals(&self.core, &Member::of(&self.core, &request).await?).await?;
         Ok(Response::new(pb::Usage {
             messages: Some(pb::MessageUsage {
                 total: usage.total,
@@ -246,8 +241,12 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         &self,
         request: Request<pb::GetDailyUsageRequest>,
     ) -> Result<Response<pb::DailyUsage>, Status> {
-        let days =
-            usage::daily(&self.core, authorization(&request), request.get_ref().days).await?;
+        let days = usage::daily(
+            &self.core,
+            &Member::of(&self.core, &request).await?,
+            request.get_ref().days,
+        )
+        .await?;
         Ok(Response::new(pb::DailyUsage {
             days: days
                 .into_iter()

@@ -8,6 +8,7 @@ pub mod dispatcher;
 pub mod grpc;
 pub mod outbox;
 pub mod reader;
+pub mod rules;
 pub mod service;
 pub mod store;
 pub mod usage;

@@ -13,10 +13,10 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::content::{self, Category, Outgoing};
+use super::rules::{self, require_live};
 use super::store::{self, Written};
-use crate::caller::{app_token, console, invalid_app_token};
-use crate::consent::service::ACTIVE;
-use crate::domain::{BusinessMode, BusinessStatus, PhoneNumber, Scope, Scopes};
+use crate::caller::{AppToken, Console, Member, invalid_app_token};
+use crate::domain::{PhoneNumber, Scope, Scopes};
 use crate::entities::messages;
 use crate::error::{AppError, AppResult};
 use crate::identity::tokens::hash_token;
@@ -179,37 +179,28 @@ struct Sender {
 }
 
 /// A console user's send (any role; `authentication` is reserved for app tokens).
-pub async fn send_console(
-    core: &Core,
-    authorization: Option<&str>,
-    fields: SendFields,
-) -> AppResult<Uuid> {
-    console_send(core, authorization, fields, Intent::Send)
+pub async fn send_console(core: &Core, console: &Console, fields: SendFields) -> AppResult<Uuid> {
+    console_send(core, console, fields, Intent::Send)
         .await?
         .id()
 }
 
 /// What the console send of `fields` would answer now, without its Idempotency-Key.
-pub async fn check_console(
-    core: &Core,
-    authorization: Option<&str>,
-    fields: SendFields,
-) -> AppResult<()> {
+pub async fn check_console(core: &Core, console: &Console, fields: SendFields) -> AppResult<()> {
     let fields = SendFields {
         idempotency_key: None,
         ..fields
     };
-    console_send(core, authorization, fields, Intent::Check).await?;
+    console_send(core, console, fields, Intent::Check).await?;
     Ok(())
 }
 
 async fn console_send(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Console,
     fields: SendFields,
     intent: Intent,
 ) -> AppResult<Answer> {
-    let console = console(core, authorization).await?;
     let outgoing = fields.parse()?;
     let timing = fields.timing.check(core.clock.now())?;
     if outgoing.category == Category::Authentication {
@@ -261,13 +252,12 @@ pub(crate) fn mismatch() -> AppError {
 /// recipient's number when the request names a valid one.
 pub(crate) async fn app_context(
     core: &Core,
-    authorization: Option<&str>,
+    token: &AppToken,
     to: Option<&str>,
 ) -> AppResult<(store::AppSendContext, Scopes)> {
-    let token = app_token(authorization)?;
     let context = core
         .send_reads
-        .read(hash_token(token), to.map(str::to_string))
+        .read(hash_token(token.as_str()), to.map(str::to_string))
         .await?
         .ok_or_else(invalid_app_token)?;
     let scopes = Scopes::from_db(&context.scopes)?;
@@ -284,25 +274,19 @@ pub(crate) fn business_of(context: &store::AppSendContext) -> AppResult<&store::
 /// An app-token send to the app's own business (`business_account_id`).
 pub async fn send_app(
     core: &Core,
-    authorization: Option<&str>,
+    token: &AppToken,
     business_account_id: &str,
     fields: SendFields,
 ) -> AppResult<Uuid> {
-    app_send(
-        core,
-        authorization,
-        business_account_id,
-        fields,
-        Intent::Send,
-    )
-    .await?
-    .id()
+    app_send(core, token, business_account_id, fields, Intent::Send)
+        .await?
+        .id()
 }
 
 /// What the app-token send of `fields` would answer now, without its Idempotency-Key.
 pub async fn check_app(
     core: &Core,
-    authorization: Option<&str>,
+    token: &AppToken,
     business_account_id: &str,
     fields: SendFields,
 ) -> AppResult<()> {
@@ -310,20 +294,13 @@ pub async fn check_app(
         idempotency_key: None,
         ..fields
     };
-    app_send(
-        core,
-        authorization,
-        business_account_id,
-        fields,
-        Intent::Check,
-    )
-    .await?;
+    app_send(core, token, business_account_id, fields, Intent::Check).await?;
     Ok(())
 }
 
 async fn app_send(
     core: &Core,
-    authorization: Option<&str>,
+    token: &AppToken,
     business_account_id: &str,
     fields: SendFields,
     intent: Intent,
@@ -332,7 +309,7 @@ async fn app_send(
     // read can include the recipient.
     let parsed = fields.parse();
     let to = parsed.as_ref().ok().map(|o| o.to.as_str().to_string());
-    let token_hash = hash_token(app_token(authorization)?);
+    let token_hash = hash_token(token.as_str());
     // A send goes from the context kept from the last read of this token and number, when
     // there is one: its write checks that the context still holds. Whatever else it comes to
     // is decided again from a fresh read, so that every answer is the fresh read's.
@@ -431,7 +408,7 @@ async fn app_send_from(
 /// A service (free-form) send; `business_phone` is the business's own number.
 pub async fn send_service(
     core: &Core,
-    authorization: Option<&str>,
+    token: &AppToken,
     business_phone: &str,
     to: Option<&str>,
     body: Option<&str>,
@@ -444,7 +421,7 @@ pub async fn send_service(
         body,
         idempotency_key,
     };
-    service_send(core, authorization, service, raw_timing, Intent::Send)
+    service_send(core, token, service, raw_timing, Intent::Send)
         .await?
         .id()
 }
@@ -460,7 +437,7 @@ pub struct ServiceSend<'a> {
 /// What the service send would answer now, without its Idempotency-Key.
 pub async fn check_service(
     core: &Core,
-    authorization: Option<&str>,
+    token: &AppToken,
     service: ServiceSend<'_>,
     raw_timing: RawTiming,
 ) -> AppResult<()> {
@@ -468,13 +445,13 @@ pub async fn check_service(
         idempotency_key: None,
         ..service
     };
-    service_send(core, authorization, service, raw_timing, Intent::Check).await?;
+    service_send(core, token, service, raw_timing, Intent::Check).await?;
     Ok(())
 }
 
 async fn service_send(
     core: &Core,
-    authorization: Option<&str>,
+    token: &AppToken,
     service: ServiceSend<'_>,
     raw_timing: RawTiming,
     intent: Intent,
@@ -487,7 +464,7 @@ async fn service_send(
     } = service;
     let parsed = content::parse_service_send(to, body, idempotency_key);
     let to = parsed.as_ref().ok().map(|o| o.to.as_str().to_string());
-    let (context, scopes) = app_context(core, authorization, to.as_deref()).await?;
+    let (context, scopes) = app_context(core, token, to.as_deref()).await?;
     let owner_phone = context
         .owner_phone
         .as_deref()
@@ -535,28 +512,6 @@ fn request_hash(sender: &Sender, outgoing: &Outgoing, timing: &RawTiming) -> Str
         canonical["expires_at"] = serde_json::Value::String(expires_at.clone());
     }
     hex::encode(Sha256::digest(canonical.to_string().as_bytes()))
-}
-
-/// `business_suspended` unless the business is active.
-pub(crate) fn require_active(status: &str) -> AppResult<()> {
-    if BusinessStatus::from_db(status)? == BusinessStatus::Suspended {
-        return Err(AppError::new(
-            ErrorCode::BusinessSuspended,
-            "this business account is suspended",
-        ));
-    }
-    Ok(())
-}
-
-pub(crate) fn require_live(status: &str, mode: &str) -> AppResult<()> {
-    require_active(status)?;
-    if BusinessMode::from_db(mode)? != BusinessMode::Live {
-        return Err(AppError::new(
-            ErrorCode::LiveBusinessRequired,
-            "sends need a live business",
-        ));
-    }
-    Ok(())
 }
 
 pub(crate) fn conflict() -> AppError {
@@ -640,7 +595,11 @@ async fn accept(
             keep_until_ms: now_ms + IDEMPOTENCY_RETENTION.as_millis() as i64,
         });
 
-    if let Err(refusal) = check_consent(&recipient, outgoing.category) {
+    if let Err(refusal) = rules::check_consent(
+        recipient.follow_status.as_deref(),
+        recipient.marketing_opt_in,
+        outgoing.category,
+    ) {
         return refused(core, &sender, key.as_ref(), refusal).await;
     }
 
@@ -655,10 +614,12 @@ async fn accept(
             .await?;
         if outgoing.category == Category::Service {
             let at = timing.send_at.map_or(now, |at| at.max(now));
-            if let Some(wait) =
-                store::service_wait(&core.db, sender.business_id, recipient_id, at, now_ms).await?
+            let spacing = rules::SERVICE_SPACING;
+            if let Some(other) =
+                store::service_conflict(&core.db, sender.business_id, recipient_id, at, spacing)
+                    .await?
             {
-                return Err(service_limited(wait));
+                return Err(service_limited(rules::service_wait_after(other, now_ms)));
             }
         }
         return Ok(Answer::WouldSend);
@@ -673,8 +634,10 @@ async fn accept(
 
     let id = Uuid::now_v7();
     let outgoing_category = outgoing.category.as_str();
-    let service_limit = (outgoing.category == Category::Service)
-        .then(|| format!("send:service:{}:{}", sender.business_id, recipient_id));
+    let service_limit = (outgoing.category == Category::Service).then(|| store::ServiceLimit {
+        key: format!("send:service:{}:{}", sender.business_id, recipient_id),
+        spacing: rules::SERVICE_SPACING,
+    });
     let message = messages::Model {
         id,
         business_id: sender.business_id,
@@ -726,9 +689,9 @@ async fn accept(
         Ok(Written::Stale) => Ok(Answer::Stale),
         Ok(Written::Conflict) => Err(conflict()),
         Ok(Written::InProgress) => Err(in_progress()),
-        Ok(Written::Limited(wait)) => Err({
+        Ok(Written::Limited(other)) => Err({
             crate::limits::count_refusal("service_recipient");
-            service_limited(wait)
+            service_limited(rules::service_wait_after(other, now_ms))
         }),
         Err(err) => Err(err),
     };
@@ -743,25 +706,6 @@ fn service_limited(wait: Duration) -> AppError {
         wait,
         "one service message per recipient per minute of send time",
     )
-}
-
-fn check_consent(recipient: &store::RecipientState, category: Category) -> AppResult<()> {
-    if category == Category::Authentication {
-        return Ok(());
-    }
-    if recipient.follow_status.as_deref() != Some(ACTIVE) {
-        return Err(AppError::new(
-            ErrorCode::BusinessFollowRequired,
-            "the recipient does not follow this business",
-        ));
-    }
-    if category == Category::Marketing && !recipient.marketing_opt_in {
-        return Err(AppError::new(
-            ErrorCode::MarketingOptInRequired,
-            "the recipient has not opted in to marketing",
-        ));
-    }
-    Ok(())
 }
 
 /// A page of the history: filters and where the previous page ended.
@@ -783,11 +727,9 @@ pub struct HistoryQuery {
 /// message of this business).
 pub async fn history(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Member,
     query: HistoryQuery,
 ) -> AppResult<(Vec<messages::Model>, bool)> {
-    let console = console(core, authorization).await?;
-    console.require_active_business()?;
     let limit = crate::domain::page_limit(query.limit)?;
     let filter = store::HistoryFilter {
         status: crate::domain::one_of(
@@ -824,13 +766,7 @@ pub async fn history(
 ///
 /// Errors: as [`history`] without `invalid_limit`, and `message_not_found` (unknown, or another
 /// business's).
-pub async fn message(
-    core: &Core,
-    authorization: Option<&str>,
-    id: &str,
-) -> AppResult<messages::Model> {
-    let console = console(core, authorization).await?;
-    console.require_active_business()?;
+pub async fn message(core: &Core, console: &Member, id: &str) -> AppResult<messages::Model> {
     business_message(core, console.business.id, id).await
 }
 

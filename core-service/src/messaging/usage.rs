@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use proto::ErrorCode;
 
-use crate::caller::console;
+use crate::caller::Member;
 use crate::error::{AppError, AppResult};
 use crate::state::Core;
 use crate::usage::{self, Counter, Counts};
@@ -131,9 +131,7 @@ fn day_of(date: String, counts: &Counts) -> DayUsage {
 /// The totals of the caller's business.
 ///
 /// Errors: `unauthorized`, `account_suspended`, `not_a_business_account`, `business_suspended`.
-pub async fn totals(core: &Core, authorization: Option<&str>) -> AppResult<Usage> {
-    let console = console(core, authorization).await?;
-    console.require_active_business()?;
+pub async fn totals(core: &Core, console: &Member) -> AppResult<Usage> {
     Ok(totals_of(
         &usage::totals(&core.db, console.business.id).await?,
     ))
@@ -143,13 +141,7 @@ pub async fn totals(core: &Core, authorization: Option<&str>) -> AppResult<Usage
 /// oldest first, every day present (zeros for a day without activity), the last one today.
 ///
 /// Errors: as [`totals`], `invalid_request` (`days` not 1-90).
-pub async fn daily(
-    core: &Core,
-    authorization: Option<&str>,
-    days: Option<i32>,
-) -> AppResult<Vec<DayUsage>> {
-    let console = console(core, authorization).await?;
-    console.require_active_business()?;
+pub async fn daily(core: &Core, console: &Member, days: Option<i32>) -> AppResult<Vec<DayUsage>> {
     let days = days.unwrap_or(DEFAULT_DAYS);
     if !(1..=MAX_DAYS).contains(&days) {
         return Err(AppError::new(

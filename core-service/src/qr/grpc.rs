@@ -6,7 +6,7 @@ use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::service;
-use crate::caller::{authorization, client_info};
+use crate::caller::{User, client_info};
 use crate::clock::rfc3339;
 use crate::state::Core;
 
@@ -71,7 +71,7 @@ impl pb::qr_service_server::QrService for QrGrpc {
         service::approve(
             &self.core,
             &client_info(&self.core, &request),
-            authorization(&request),
+            &User::of(&self.core, &request).await?,
             &request.get_ref().id,
         )
         .await?;

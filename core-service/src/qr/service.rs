@@ -13,7 +13,7 @@ use subtle::ConstantTimeEq;
 use uuid::Uuid;
 
 use crate::business::store as business_store;
-use crate::caller::{ClientInfo, authenticate_user};
+use crate::caller::{ClientInfo, User};
 use crate::domain::BusinessStatus;
 use crate::entities::qr_sessions;
 use crate::error::{AppError, AppResult};
@@ -200,13 +200,7 @@ pub async fn status(
 ///
 /// Errors: `unauthorized`, `account_suspended`, `console_access_required`,
 /// `qr_session_not_found`, `qr_session_not_pending`, `rate_limited`.
-pub async fn approve(
-    core: &Core,
-    client: &ClientInfo,
-    authorization: Option<&str>,
-    id: &str,
-) -> AppResult<()> {
-    let user = authenticate_user(core, authorization).await?;
+pub async fn approve(core: &Core, client: &ClientInfo, user: &User, id: &str) -> AppResult<()> {
     let no_console = || {
         AppError::new(
             ErrorCode::ConsoleAccessRequired,

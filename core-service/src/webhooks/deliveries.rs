@@ -5,8 +5,9 @@
 use proto::ErrorCode;
 use uuid::Uuid;
 
-use super::endpoints::{manager, not_found, reader, webhook_id};
+use super::endpoints::{not_found, webhook_id};
 use super::store;
+use crate::caller::{Manager, Member};
 use crate::entities::{webhook_attempts, webhook_deliveries};
 use crate::error::{AppError, AppResult};
 use crate::state::Core;
@@ -29,10 +30,9 @@ pub struct DeliveryQuery {
 /// no endpoint of this business).
 pub async fn deliveries(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Member,
     query: DeliveryQuery,
 ) -> AppResult<(Vec<webhook_deliveries::Model>, bool)> {
-    let console = reader(core, authorization).await?;
     let limit = crate::domain::page_limit(query.limit)?;
     let webhook_id = match query.webhook_id.as_deref() {
         None => None,
@@ -77,10 +77,9 @@ pub async fn deliveries(
 /// Errors: as [`list`], `delivery_not_found`.
 pub async fn delivery(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Member,
     id: &str,
 ) -> AppResult<(webhook_deliveries::Model, Vec<webhook_attempts::Model>)> {
-    let console = reader(core, authorization).await?;
     let missing = || AppError::new(ErrorCode::DeliveryNotFound, "no such delivery");
     let id = Uuid::parse_str(id.trim()).map_err(|_| missing())?;
     let delivery = store::find_delivery(&core.db, console.business.id, id)
@@ -104,10 +103,9 @@ fn paused() -> AppError {
 /// `webhook_not_found` (its endpoint was deleted).
 pub async fn retry_delivery(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Manager,
     id: &str,
 ) -> AppResult<webhook_deliveries::Model> {
-    let console = manager(core, authorization).await?;
     let missing = || AppError::new(ErrorCode::DeliveryNotFound, "no such delivery");
     let id = Uuid::parse_str(id.trim()).map_err(|_| missing())?;
     let delivery = store::find_delivery(&core.db, console.business.id, id)
@@ -139,11 +137,10 @@ pub async fn retry_delivery(
 /// Errors: as [`delete`], `invalid_request` (`since`), `webhook_paused`.
 pub async fn recover(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Manager,
     id: &str,
     since: Option<&str>,
 ) -> AppResult<u64> {
-    let console = manager(core, authorization).await?;
     let webhook = store::find(&core.db, console.business.id, webhook_id(id)?)
         .await?
         .ok_or_else(not_found)?;

@@ -8,7 +8,7 @@ use sea_orm::{Set, TransactionTrait};
 use uuid::Uuid;
 
 use super::{secret, store};
-use crate::caller::{Console, console};
+use crate::caller::{Manager, Member};
 use crate::entities::webhooks;
 use crate::error::{AppError, AppResult, is_unique_violation};
 use crate::events::SUBSCRIBABLE;
@@ -98,18 +98,6 @@ pub fn parse_events(input: &[String]) -> AppResult<Vec<String>> {
     Ok(events)
 }
 
-pub(super) async fn reader(core: &Core, authorization: Option<&str>) -> AppResult<Console> {
-    let console = console(core, authorization).await?;
-    console.require_active_business()?;
-    Ok(console)
-}
-
-pub(super) async fn manager(core: &Core, authorization: Option<&str>) -> AppResult<Console> {
-    let console = reader(core, authorization).await?;
-    console.require_manager()?;
-    Ok(console)
-}
-
 pub(super) fn not_found() -> AppError {
     AppError::new(ErrorCode::WebhookNotFound, "no such webhook")
 }
@@ -128,8 +116,7 @@ pub(super) fn webhook_id(id: &str) -> AppResult<Uuid> {
 /// The business's endpoints (never with secrets).
 ///
 /// Errors: `unauthorized`, `account_suspended`, `not_a_business_account`, `business_suspended`.
-pub async fn list(core: &Core, authorization: Option<&str>) -> AppResult<Vec<Endpoint>> {
-    let console = reader(core, authorization).await?;
+pub async fn list(core: &Core, console: &Member) -> AppResult<Vec<Endpoint>> {
     of_business(core, console.business.id).await
 }
 
@@ -139,11 +126,10 @@ pub async fn list(core: &Core, authorization: Option<&str>) -> AppResult<Vec<End
 /// `webhook_url_conflict`.
 pub async fn create(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Manager,
     url: &str,
     events: &[String],
 ) -> AppResult<(Endpoint, String)> {
-    let console = manager(core, authorization).await?;
     let url = parse_url(url, core.webhooks.allow_insecure)?;
     let events = parse_events(events)?;
     if store::url_taken(&core.db, console.business.id, &url, None).await? {
@@ -193,11 +179,10 @@ pub struct EndpointPatch {
 /// Errors: as [`create`], `webhook_not_found`.
 pub async fn update(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Manager,
     id: &str,
     patch: EndpointPatch,
 ) -> AppResult<Endpoint> {
-    let console = manager(core, authorization).await?;
     let id = webhook_id(id)?;
     let url = patch
         .url
@@ -270,12 +255,11 @@ pub const MAX_GRACE: Duration = Duration::from_secs(86_400);
 /// Errors: as [`delete`], `invalid_request` (the secret's form, a grace outside 0-86,400).
 pub async fn rotate_secret(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Manager,
     id: &str,
     new_secret: &str,
     grace_seconds: Option<i64>,
 ) -> AppResult<Endpoint> {
-    let console = manager(core, authorization).await?;
     let id = webhook_id(id)?;
     let new_secret = secret::parse_caller_secret(new_secret)?;
     let grace = grace_seconds.unwrap_or(MAX_GRACE.as_secs() as i64);
@@ -329,8 +313,7 @@ pub fn previous_secret_expires_at(
 }
 
 /// Deletes an endpoint. Errors: as [`list`], `insufficient_role`, `webhook_not_found`.
-pub async fn delete(core: &Core, authorization: Option<&str>, id: &str) -> AppResult<()> {
-    let console = manager(core, authorization).await?;
+pub async fn delete(core: &Core, console: &Manager, id: &str) -> AppResult<()> {
     let id = webhook_id(id)?;
     let txn = core.db.begin().await?;
     let deleted = store::delete(&txn, console.business.id, id, core.clock.now()).await?;
@@ -341,8 +324,7 @@ pub async fn delete(core: &Core, authorization: Option<&str>, id: &str) -> AppRe
 /// Queues a signed `webhook.test` for this endpoint only, whatever its event list.
 ///
 /// Errors: as [`delete`], `webhook_paused`.
-pub async fn test(core: &Core, authorization: Option<&str>, id: &str) -> AppResult<()> {
-    let console = manager(core, authorization).await?;
+pub async fn test(core: &Core, console: &Manager, id: &str) -> AppResult<()> {
     let webhook = store::find(&core.db, console.business.id, webhook_id(id)?)
         .await?
         .ok_or_else(not_found)?;

@@ -5,7 +5,7 @@
 
 use proto::ErrorCode;
 
-use super::endpoints::reader;
+use crate::caller::Member;
 use crate::entities::events;
 use crate::error::{AppError, AppResult};
 use crate::events::{LISTED, Position};
@@ -28,10 +28,9 @@ pub struct EventQuery {
 /// no longer kept cursor, `after` with `starting_after`).
 pub async fn list(
     core: &Core,
-    authorization: Option<&str>,
+    console: &Member,
     query: EventQuery,
 ) -> AppResult<(Vec<events::Model>, bool)> {
-    let console = reader(core, authorization).await?;
     let business = console.business.id;
     let limit = crate::domain::page_limit(query.limit)?;
     let event_type = crate::domain::one_of("type", query.event_type.as_deref(), LISTED)?;

@@ -11,7 +11,7 @@ use tonic::{Request, Response, Status};
 use super::endpoints::{self, Endpoint, EndpointPatch};
 use super::jobs;
 use super::{deliveries, events};
-use crate::caller::authorization;
+use crate::caller::{Manager, Member};
 use crate::clock::rfc3339;
 use crate::entities::{webhook_attempts, webhook_deliveries};
 use crate::state::Core;
@@ -78,7 +78,7 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
         &self,
         request: Request<pb::ListWebhooksRequest>,
     ) -> Result<Response<pb::WebhookList>, Status> {
-        let list = endpoints::list(&self.core, authorization(&request)).await?;
+        let list = endpoints::list(&self.core, &Member::of(&self.core, &request).await?).await?;
         Ok(Response::new(pb::WebhookList {
             webhooks: list
                 .into_iter()
@@ -92,8 +92,13 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
         request: Request<pb::CreateWebhookRequest>,
     ) -> Result<Response<pb::Webhook>, Status> {
         let body = request.get_ref();
-        let (endpoint, secret) =
-            endpoints::create(&self.core, authorization(&request), &body.url, &body.events).await?;
+        let (endpoint, secret) = endpoints::create(
+            &self.core,
+            &Manager::of(&self.core, &request).await?,
+            &body.url,
+            &body.events,
+        )
+        .await?;
         Ok(Response::new(webhook_pb(
             endpoint,
             Some(secret),
@@ -105,14 +110,14 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
         &self,
         request: Request<pb::UpdateWebhookRequest>,
     ) -> Result<Response<pb::Webhook>, Status> {
-        let auth = authorization(&request).map(str::to_string);
+        let caller = Manager::of(&self.core, &request).await?;
         let body = request.into_inner();
         let patch = EndpointPatch {
             url: body.url,
             events: body.set_events.then_some(body.events),
             active: body.active,
         };
-        let endpoint = endpoints::update(&self.core, auth.as_deref(), &body.id, patch).await?;
+        let endpoint = endpoints::update(&self.core, &caller, &body.id, patch).await?;
         Ok(Response::new(webhook_pb(
             endpoint,
             None,
@@ -127,7 +132,7 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
         let body = request.get_ref();
         let endpoint = endpoints::rotate_secret(
             &self.core,
-            authorization(&request),
+            &Manager::of(&self.core, &request).await?,
             &body.id,
             &body.secret,
             body.grace_seconds,
@@ -151,7 +156,8 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
             after: body.after.clone(),
             event_type: body.r#type.clone(),
         };
-        let (list, has_more) = events::list(&self.core, authorization(&request), query).await?;
+        let (list, has_more) =
+            events::list(&self.core, &Member::of(&self.core, &request).await?, query).await?;
         Ok(Response::new(pb::EventList {
             events: list
                 .into_iter()
@@ -170,7 +176,12 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
         &self,
         request: Request<pb::WebhookRequest>,
     ) -> Result<Response<pb::Empty>, Status> {
-        endpoints::delete(&self.core, authorization(&request), &request.get_ref().id).await?;
+        endpoints::delete(
+            &self.core,
+            &Manager::of(&self.core, &request).await?,
+            &request.get_ref().id,
+        )
+        .await?;
         Ok(Response::new(pb::Empty {}))
     }
 
@@ -178,7 +189,12 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
         &self,
         request: Request<pb::WebhookRequest>,
     ) -> Result<Response<pb::Empty>, Status> {
-        endpoints::test(&self.core, authorization(&request), &request.get_ref().id).await?;
+        endpoints::test(
+            &self.core,
+            &Manager::of(&self.core, &request).await?,
+            &request.get_ref().id,
+        )
+        .await?;
         Ok(Response::new(pb::Empty {}))
     }
 
@@ -195,7 +211,8 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
             event_type: body.event_type.clone(),
         };
         let (list, has_more) =
-            deliveries::deliveries(&self.core, authorization(&request), query).await?;
+            deliveries::deliveries(&self.core, &Member::of(&self.core, &request).await?, query)
+                .await?;
         Ok(Response::new(pb::DeliveryList {
             deliveries: list.into_iter().map(delivery_pb).collect(),
             has_more,
@@ -206,9 +223,12 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
         &self,
         request: Request<pb::DeliveryRequest>,
     ) -> Result<Response<pb::Delivery>, Status> {
-        let delivery =
-            deliveries::retry_delivery(&self.core, authorization(&request), &request.get_ref().id)
-                .await?;
+        let delivery = deliveries::retry_delivery(
+            &self.core,
+            &Manager::of(&self.core, &request).await?,
+            &request.get_ref().id,
+        )
+        .await?;
         Ok(Response::new(delivery_pb(delivery)))
     }
 
@@ -219,7 +239,7 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
         let body = request.get_ref();
         let requeued = deliveries::recover(
             &self.core,
-            authorization(&request),
+            &Manager::of(&self.core, &request).await?,
             &body.id,
             body.since.as_deref(),
         )
@@ -233,9 +253,12 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
         &self,
         request: Request<pb::DeliveryRequest>,
     ) -> Result<Response<pb::Delivery>, Status> {
-        let (delivery, attempts) =
-            deliveries::delivery(&self.core, authorization(&request), &request.get_ref().id)
-                .await?;
+        let (delivery, attempts) = deliveries::delivery(
+            &self.core,
+            &Member::of(&self.core, &request).await?,
+            &request.get_ref().id,
+        )
+        .await?;
         let mut delivery = delivery_pb(delivery);
         delivery.attempts_log = attempts.into_iter().map(attempt_pb).collect();
         Ok(Response::new(delivery))
@@ -288,9 +311,6 @@ impl pb::webhook_job_service_server::WebhookJobService for JobGrpc {
     }
 
     async fn report(&self, request: Request<pb::JobReport>) -> Result<Response<pb::Empty>, Status> {
-        self.core
-            .job_credits
-            .reported([request.get_ref().lease_token.as_str()]);
         jobs::report(&self.core, request.get_ref()).await?;
         Ok(Response::new(pb::Empty {}))
     }
@@ -299,11 +319,7 @@ impl pb::webhook_job_service_server::WebhookJobService for JobGrpc {
         &self,
         request: Request<pb::JobReports>,
     ) -> Result<Response<pb::Empty>, Status> {
-        let reports = &request.get_ref().reports;
-        self.core
-            .job_credits
-            .reported(reports.iter().map(|r| r.lease_token.as_str()));
-        jobs::report_many(&self.core, reports).await?;
+        jobs::report_many(&self.core, &request.get_ref().reports).await?;
         Ok(Response::new(pb::Empty {}))
     }
 

@@ -20,7 +20,7 @@ use super::{secret, store};
 use crate::clock::rfc3339;
 use crate::entities::{webhook_attempts, webhook_deliveries, webhooks};
 use crate::error::{AppError, AppResult};
-use crate::events::{DeliveryLease, LeasedDelivery};
+use crate::events::LeasedDelivery;
 use crate::state::Core;
 use crate::usage::Tally;
 
@@ -123,15 +123,6 @@ pub async fn reserve(core: &Core, want: usize) -> Option<Reservation> {
         return None;
     }
     core.job_credits.reserve(want, lease_duration(core))
-}
-
-/// The lease that deliveries written under `reservation` carry.
-pub fn delivery_lease<'a>(core: &Core, reservation: &'a Reservation) -> DeliveryLease<'a> {
-    DeliveryLease {
-        token: &reservation.token,
-        until_ms: core.clock.now_ms() + lease_duration(core).as_millis() as i64,
-        room: reservation.count,
-    }
 }
 
 /// After the commit that wrote them: signs the deliveries leased under `reservation` and puts
@@ -282,8 +273,12 @@ pub async fn report(core: &Core, report: &pb::JobReport) -> AppResult<()> {
 }
 
 /// Applies the policy to many reports in one transaction: successes with one statement per
-/// HTTP status, the others one by one (each needs its attempt count for the schedule).
+/// HTTP status, the others one by one (each needs its attempt count for the schedule). The
+/// reports' credits go back to the streams that leased them first, whatever the recording
+/// comes to (a job reported is no longer in flight).
 pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()> {
+    core.job_credits
+        .reported(reports.iter().map(|r| r.lease_token.as_str()));
     let now = core.clock.now();
     let parsed: Vec<(Uuid, &pb::JobReport)> = reports
         .iter()

@@ -4,6 +4,7 @@
 pub mod deliveries;
 pub mod endpoints;
 pub mod events;
+pub mod fanout;
 pub mod flow;
 pub mod grpc;
 pub mod jobs;

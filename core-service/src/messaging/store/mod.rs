@@ -34,12 +34,19 @@ pub(super) fn statement(db: &impl ConnectionTrait, sql: &str, values: Vec<Value>
 pub struct NewSend {
     pub message: messages::Model,
     pub key: Option<KeyClaim>,
-    /// For a service send, the key of its recipient's limit row: the send is checked against
-    /// the recipient's other service messages in the same transaction (see
-    /// [`SERVICE_SPACING`]).
-    pub service_limit: Option<String>,
+    /// For a service send, the service limit it is checked against in the same transaction.
+    pub service_limit: Option<ServiceLimit>,
     /// For a send decided from a context read earlier, what must still hold when it is written.
     pub check: Option<ContextCheck>,
+}
+
+/// The service limit of a send: its recipient's limit row (held while the send is checked, so
+/// that concurrent batches take turns) and how far apart in effective time the business's
+/// service messages to the recipient must be (a canceled one not counting).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ServiceLimit {
+    pub key: String,
+    pub spacing: std::time::Duration,
 }
 
 /// An Idempotency-Key claimed by a send.
@@ -61,8 +68,8 @@ pub enum Written {
     Conflict,
     /// The key is held by a request that has not finished (a claim of an older version).
     InProgress,
-    /// The exact limit refused, with the wait.
-    Limited(std::time::Duration),
+    /// The service limit refused: the effective time of the message too near.
+    Limited(DateTime<Utc>),
     /// The send's [`ContextCheck`] failed (or could not be made): nothing was stored; decide
     /// it again from a fresh read.
     Stale,
@@ -213,31 +220,37 @@ async fn write_sends(
         .filter(|&i| sends[i].service_limit.is_some() && written[i] == Written::Accepted)
         .collect();
     limited.sort_by(|&a, &b| sends[a].service_limit.cmp(&sends[b].service_limit));
-    let mut held: Option<&str> = None;
+    let mut held: Option<&ServiceLimit> = None;
     // The times this batch accepted for the held recipient (not inserted yet).
     let mut accepted_here: Vec<DateTime<Utc>> = Vec::new();
     for i in limited {
         let send = &sends[i];
-        let key = send.service_limit.as_deref().expect("limited");
+        let limit = send.service_limit.as_ref().expect("limited");
+        let spacing_ms = limit.spacing.as_millis() as i64;
         let at = effective_time(&send.message);
-        if held != Some(key) {
-            let keep_until = Ord::max(at.timestamp_millis(), now_ms) + SERVICE_SPACING_MS;
-            crate::limits::hold(txn, key, keep_until).await?;
-            held = Some(key);
+        if held != Some(limit) {
+            let keep_until = Ord::max(at.timestamp_millis(), now_ms) + spacing_ms;
+            crate::limits::hold(txn, &limit.key, keep_until).await?;
+            held = Some(limit);
             accepted_here.clear();
         }
         let message = &send.message;
         let in_batch = accepted_here
             .iter()
-            .filter(|other| near(**other, at))
+            .filter(|other| (**other - at).num_milliseconds().abs() < spacing_ms)
             .max()
             .copied();
-        let stored =
-            latest_service_time_near(txn, message.business_id, message.recipient_user_id, at)
-                .await?;
+        let stored = service_conflict(
+            txn,
+            message.business_id,
+            message.recipient_user_id,
+            at,
+            limit.spacing,
+        )
+        .await?;
         match Ord::max(in_batch, stored) {
             Some(other) => {
-                written[i] = Written::Limited(service_wait_after(other, now_ms));
+                written[i] = Written::Limited(other);
                 if let Some(claim) = &send.key {
                     idempotency_keys::Entity::delete_many()
                         .filter(idempotency_keys::Column::BusinessId.eq(message.business_id))
@@ -440,11 +453,6 @@ fn outbox_row(
     }
 }
 
-/// The service limit: a business's service messages to one recipient are at least this far
-/// apart in effective time, a canceled one not counting.
-pub const SERVICE_SPACING: std::time::Duration = std::time::Duration::from_secs(60);
-const SERVICE_SPACING_MS: i64 = SERVICE_SPACING.as_millis() as i64;
-
 /// A message's effective time: its `send_at`, or when it was accepted when that is later (no
 /// `send_at`, or one already past).
 pub fn effective_time(message: &messages::Model) -> DateTime<Utc> {
@@ -457,40 +465,17 @@ pub fn effective_time(message: &messages::Model) -> DateTime<Utc> {
 /// `idx_messages_service_recipient` spells it so both databases read that index.
 const EFFECTIVE_TIME_SQL: &str = "CASE WHEN send_at > created_at THEN send_at ELSE created_at END";
 
-fn near(a: DateTime<Utc>, b: DateTime<Utc>) -> bool {
-    (a - b).num_milliseconds().abs() < SERVICE_SPACING_MS
-}
-
-/// The latest effective time among the stored service messages of `message`'s business to its
-/// recipient, not canceled, less than [`SERVICE_SPACING`] from `at`. One index range read.
-/// The wait a service message refused for `other` (a message less than a minute away) is told:
-/// until `other`'s time plus the spacing, at least a second.
-fn service_wait_after(other: DateTime<Utc>, now_ms: i64) -> std::time::Duration {
-    let free_at_ms = other.timestamp_millis() + SERVICE_SPACING_MS;
-    std::time::Duration::from_millis(Ord::max(free_at_ms - now_ms, 1000) as u64)
-}
-
-/// The service limit as a send check reads it (no lock, nothing written): the wait a service
-/// message to `recipient` at effective time `at` would be refused with, if any.
-pub async fn service_wait(
-    db: &impl ConnectionTrait,
-    business_id: Uuid,
-    recipient: Uuid,
-    at: DateTime<Utc>,
-    now_ms: i64,
-) -> AppResult<Option<std::time::Duration>> {
-    Ok(latest_service_time_near(db, business_id, recipient, at)
-        .await?
-        .map(|other| service_wait_after(other, now_ms)))
-}
-
-async fn latest_service_time_near(
+/// The latest effective time among the stored service messages of `business_id` to
+/// `recipient`, not canceled, less than `spacing` from `at` (None: the service limit allows a
+/// message at `at`). One index range read; no lock, nothing written (a send check reads it so).
+pub async fn service_conflict(
     txn: &impl ConnectionTrait,
     business_id: Uuid,
     recipient: Uuid,
     at: DateTime<Utc>,
+    spacing: std::time::Duration,
 ) -> AppResult<Option<DateTime<Utc>>> {
-    let spacing = chrono::TimeDelta::milliseconds(SERVICE_SPACING_MS);
+    let spacing = chrono::TimeDelta::milliseconds(spacing.as_millis() as i64);
     let effective = || Expr::cust(EFFECTIVE_TIME_SQL);
     let times: Vec<DateTime<Utc>> = messages::Entity::find()
         .select_only()
