@@ -30,7 +30,7 @@ fn not_cancelable(status: &str) -> AppError {
 /// `message_not_found`, `insufficient_role` (a member canceling another's message),
 /// `message_not_cancelable`.
 pub async fn console_cancel(core: &Core, console: &Member, id: &str) -> AppResult<messages::Model> {
-    let message = service::business_message(core, console.business.id, id).await?;
+    let message = super::history::business_message(core, console.business.id, id).await?;
     if console.require_manager().is_err() && message.sender_user_id != Some(console.user.id) {
         return Err(AppError::new(
             ErrorCode::InsufficientRole,
@@ -55,7 +55,7 @@ pub async fn app_cancel(
         return Err(service::mismatch());
     }
     super::rules::require_active(&service::business_of(&context)?.status)?;
-    let message = service::business_message(core, context.business_id, id).await?;
+    let message = super::history::business_message(core, context.business_id, id).await?;
     // Console messages are not an app token's to cancel.
     if message.app_id.is_none() {
         return Err(not_found());

@@ -8,6 +8,7 @@ use tonic::{Request, Response, Status};
 use super::cancel;
 use super::service::{self, SendFields};
 use super::usage;
+use super::{app_sends, history};
 use crate::caller::{AppToken, Console, Member};
 use crate::clock::rfc3339;
 use crate::entities::messages;
@@ -80,7 +81,8 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         let caller = AppToken::of(&request)?;
         let body = request.into_inner();
         let message = fields(body.message.unwrap_or_default());
-        let id = service::send_app(&self.core, &caller, &body.business_account_id, message).await?;
+        let id =
+            app_sends::send_app(&self.core, &caller, &body.business_account_id, message).await?;
         Ok(sent(id))
     }
 
@@ -89,7 +91,7 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         request: Request<pb::SendServiceMessageRequest>,
     ) -> Result<Response<pb::SendResult>, Status> {
         let body = request.get_ref();
-        let id = service::send_service(
+        let id = app_sends::send_service(
             &self.core,
             &AppToken::of(&request)?,
             &body.business_phone_number,
@@ -121,7 +123,7 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         let caller = AppToken::of(&request)?;
         let body = request.into_inner();
         let message = fields(body.message.unwrap_or_default());
-        service::check_app(&self.core, &caller, &body.business_account_id, message).await?;
+        app_sends::check_app(&self.core, &caller, &body.business_account_id, message).await?;
         Ok(would_send())
     }
 
@@ -130,10 +132,10 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         request: Request<pb::SendServiceMessageRequest>,
     ) -> Result<Response<pb::CheckResult>, Status> {
         let body = request.get_ref();
-        service::check_service(
+        app_sends::check_service(
             &self.core,
             &AppToken::of(&request)?,
-            service::ServiceSend {
+            app_sends::ServiceSend {
                 business_phone: &body.business_phone_number,
                 to: body.to.as_deref(),
                 body: body.body.as_deref(),
@@ -153,7 +155,7 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         request: Request<pb::ListMessagesRequest>,
     ) -> Result<Response<pb::MessageList>, Status> {
         let body = request.get_ref();
-        let query = service::HistoryQuery {
+        let query = history::HistoryQuery {
             limit: body.limit,
             starting_after: body.starting_after.clone(),
             status: body.status.clone(),
@@ -161,7 +163,7 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
             source: body.source.clone(),
         };
         let (list, has_more) =
-            service::history(&self.core, &Member::of(&self.core, &request).await?, query).await?;
+            history::history(&self.core, &Member::of(&self.core, &request).await?, query).await?;
         Ok(Response::new(pb::MessageList {
             messages: list.into_iter().map(record_pb).collect(),
             has_more,
@@ -172,7 +174,7 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
         &self,
         request: Request<pb::GetMessageRequest>,
     ) -> Result<Response<pb::MessageRecord>, Status> {
-        let message = service::message(
+        let message = history::message(
             &self.core,
             &Member::of(&self.core, &request).await?,
             &request.get_ref().id,

@@ -15,8 +15,8 @@ use uuid::Uuid;
 use super::content::{self, Category, Outgoing};
 use super::rules::{self, require_live};
 use super::store::{self, Written};
-use crate::caller::{AppToken, Console, Member, invalid_app_token};
-use crate::domain::{PhoneNumber, Scope, Scopes};
+use crate::caller::{AppToken, Console, invalid_app_token};
+use crate::domain::{Scope, Scopes};
 use crate::entities::messages;
 use crate::error::{AppError, AppResult};
 use crate::identity::tokens::hash_token;
@@ -67,7 +67,7 @@ pub enum Answer {
 
 impl Answer {
     /// The accepted message's id (`Intent::Send` never answers `WouldSend`).
-    fn id(self) -> AppResult<Uuid> {
+    pub(super) fn id(self) -> AppResult<Uuid> {
         match self {
             Answer::Accepted(id) => Ok(id),
             Answer::WouldSend => Err(AppError::internal("a send was answered as a check")),
@@ -157,7 +157,7 @@ impl RawTiming {
 }
 
 impl SendFields {
-    fn parse(&self) -> AppResult<Outgoing> {
+    pub(super) fn parse(&self) -> AppResult<Outgoing> {
         content::parse_category_send(
             self.to.as_deref(),
             self.category.as_deref(),
@@ -169,13 +169,13 @@ impl SendFields {
 }
 
 /// Who is sending on behalf of which business.
-struct Sender {
-    business_id: Uuid,
-    source: Source,
-    app_id: Option<Uuid>,
-    user_id: Option<Uuid>,
+pub(super) struct Sender {
+    pub(super) business_id: Uuid,
+    pub(super) source: Source,
+    pub(super) app_id: Option<Uuid>,
+    pub(super) user_id: Option<Uuid>,
     /// When the send is decided from a kept context: what its write must find unchanged.
-    check: Option<store::ContextCheck>,
+    pub(super) check: Option<store::ContextCheck>,
 }
 
 /// A console user's send (any role; `authentication` is reserved for app tokens).
@@ -271,232 +271,7 @@ pub(crate) fn business_of(context: &store::AppSendContext) -> AppResult<&store::
         .ok_or_else(|| AppError::new(ErrorCode::BusinessNotFound, "no such business"))
 }
 
-/// An app-token send to the app's own business (`business_account_id`).
-pub async fn send_app(
-    core: &Core,
-    token: &AppToken,
-    business_account_id: &str,
-    fields: SendFields,
-) -> AppResult<Uuid> {
-    app_send(core, token, business_account_id, fields, Intent::Send)
-        .await?
-        .id()
-}
-
-/// What the app-token send of `fields` would answer now, without its Idempotency-Key.
-pub async fn check_app(
-    core: &Core,
-    token: &AppToken,
-    business_account_id: &str,
-    fields: SendFields,
-) -> AppResult<()> {
-    let fields = SendFields {
-        idempotency_key: None,
-        ..fields
-    };
-    app_send(core, token, business_account_id, fields, Intent::Check).await?;
-    Ok(())
-}
-
-async fn app_send(
-    core: &Core,
-    token: &AppToken,
-    business_account_id: &str,
-    fields: SendFields,
-    intent: Intent,
-) -> AppResult<Answer> {
-    // The request's shape is checked after the credential, but parsed first so that the one
-    // read can include the recipient.
-    let parsed = fields.parse();
-    let to = parsed.as_ref().ok().map(|o| o.to.as_str().to_string());
-    let token_hash = hash_token(token.as_str());
-    // A send goes from the context kept from the last read of this token and number, when
-    // there is one: its write checks that the context still holds. Whatever else it comes to
-    // is decided again from a fresh read, so that every answer is the fresh read's.
-    if intent == Intent::Send
-        && let (Some(to), Ok(outgoing)) = (&to, &parsed)
-        && let Some(context) = core.send_reads.cached(&token_hash, to)
-        && let Some(version) = context.version.clone()
-    {
-        let check = store::ContextCheck {
-            token_hash: token_hash.clone(),
-            to: to.clone(),
-            version,
-        };
-        let decided = app_send_from(
-            core,
-            context,
-            business_account_id,
-            Ok(outgoing.clone()),
-            &fields.timing,
-            (intent, Some(check)),
-        )
-        .await;
-        match decided {
-            Ok(Answer::Stale) => {}
-            Ok(answer) => {
-                metrics::counter!("send_contexts_total", "context" => "kept").increment(1);
-                return Ok(answer);
-            }
-            // The service's own failures (5xx) are answered as they are.
-            Err(err) if err.code.http_status() >= 500 => return Err(err),
-            Err(_) => {}
-        }
-        metrics::counter!("send_contexts_total", "context" => "stale").increment(1);
-        core.send_reads.forget(&token_hash, to);
-    }
-    metrics::counter!("send_contexts_total", "context" => "read").increment(1);
-    let context = core
-        .send_reads
-        .read(token_hash, to)
-        .await?
-        .ok_or_else(invalid_app_token)?;
-    app_send_from(
-        core,
-        context,
-        business_account_id,
-        parsed,
-        &fields.timing,
-        (intent, None),
-    )
-    .await
-}
-
-/// The app-token send's checks from the business match on, given its context (kept, with
-/// `check`, or read now).
-async fn app_send_from(
-    core: &Core,
-    context: store::AppSendContext,
-    business_account_id: &str,
-    parsed: AppResult<Outgoing>,
-    raw_timing: &RawTiming,
-    (intent, check): (Intent, Option<store::ContextCheck>),
-) -> AppResult<Answer> {
-    let scopes = Scopes::from_db(&context.scopes)?;
-    if Uuid::parse_str(business_account_id.trim()).ok() != Some(context.business_id) {
-        return Err(mismatch());
-    }
-    let outgoing = parsed?;
-    let timing = raw_timing.check(core.clock.now())?;
-    let scope = match outgoing.category {
-        Category::Authentication => Scope::Authentication,
-        Category::Utility => Scope::Utility,
-        Category::Marketing => Scope::Marketing,
-        Category::Service => Scope::Service,
-    };
-    require_scope(&scopes, scope)?;
-    let business = business_of(&context)?;
-    require_live(&business.status, &business.mode)?;
-    let sender = Sender {
-        business_id: context.business_id,
-        source: Source::App,
-        app_id: Some(context.app_id),
-        user_id: None,
-        check,
-    };
-    accept(
-        core,
-        sender,
-        context.recipient,
-        outgoing,
-        (raw_timing.clone(), timing),
-        intent,
-    )
-    .await
-}
-
-/// A service (free-form) send; `business_phone` is the business's own number.
-pub async fn send_service(
-    core: &Core,
-    token: &AppToken,
-    business_phone: &str,
-    to: Option<&str>,
-    body: Option<&str>,
-    idempotency_key: Option<&str>,
-    raw_timing: RawTiming,
-) -> AppResult<Uuid> {
-    let service = ServiceSend {
-        business_phone,
-        to,
-        body,
-        idempotency_key,
-    };
-    service_send(core, token, service, raw_timing, Intent::Send)
-        .await?
-        .id()
-}
-
-/// A service send's fields, as received.
-pub struct ServiceSend<'a> {
-    pub business_phone: &'a str,
-    pub to: Option<&'a str>,
-    pub body: Option<&'a str>,
-    pub idempotency_key: Option<&'a str>,
-}
-
-/// What the service send would answer now, without its Idempotency-Key.
-pub async fn check_service(
-    core: &Core,
-    token: &AppToken,
-    service: ServiceSend<'_>,
-    raw_timing: RawTiming,
-) -> AppResult<()> {
-    let service = ServiceSend {
-        idempotency_key: None,
-        ..service
-    };
-    service_send(core, token, service, raw_timing, Intent::Check).await?;
-    Ok(())
-}
-
-async fn service_send(
-    core: &Core,
-    token: &AppToken,
-    service: ServiceSend<'_>,
-    raw_timing: RawTiming,
-    intent: Intent,
-) -> AppResult<Answer> {
-    let ServiceSend {
-        business_phone,
-        to,
-        body,
-        idempotency_key,
-    } = service;
-    let parsed = content::parse_service_send(to, body, idempotency_key);
-    let to = parsed.as_ref().ok().map(|o| o.to.as_str().to_string());
-    let (context, scopes) = app_context(core, token, to.as_deref()).await?;
-    let owner_phone = context
-        .owner_phone
-        .as_deref()
-        .ok_or_else(|| AppError::internal("business without owner"))?;
-    let path_phone = PhoneNumber::parse(business_phone).map_err(|_| mismatch())?;
-    if path_phone.as_str() != owner_phone {
-        return Err(mismatch());
-    }
-    let outgoing = parsed?;
-    let timing = raw_timing.check(core.clock.now())?;
-    require_scope(&scopes, Scope::Service)?;
-    let business = business_of(&context)?;
-    require_live(&business.status, &business.mode)?;
-    let sender = Sender {
-        business_id: context.business_id,
-        source: Source::Service,
-        app_id: Some(context.app_id),
-        user_id: None,
-        check: None,
-    };
-    accept(
-        core,
-        sender,
-        context.recipient,
-        outgoing,
-        (raw_timing, timing),
-        intent,
-    )
-    .await
-}
-
-fn request_hash(sender: &Sender, outgoing: &Outgoing, timing: &RawTiming) -> String {
+pub(super) fn request_hash(sender: &Sender, outgoing: &Outgoing, timing: &RawTiming) -> String {
     let mut canonical = serde_json::json!({
         "source": sender.source.as_str(),
         "to": outgoing.to.as_str(),
@@ -530,7 +305,7 @@ pub(crate) fn in_progress() -> AppError {
 
 /// What a key already holds decides before a later check refuses: a replay gets its id even
 /// if the recipient has unfollowed since or the business is at its limit (DESIGN's order).
-async fn earlier_answer(
+pub(super) async fn earlier_answer(
     core: &Core,
     business_id: Uuid,
     key: Option<&store::KeyClaim>,
@@ -552,7 +327,7 @@ async fn earlier_answer(
 
 /// A refusal before the write: the key's earlier answer, or the refusal; for a send decided
 /// from a kept context, neither (`Stale`: the fresh read decides, credential first).
-async fn refused(
+pub(super) async fn refused(
     core: &Core,
     sender: &Sender,
     key: Option<&store::KeyClaim>,
@@ -569,7 +344,7 @@ async fn refused(
 /// The checks from "recipient exists" on, and the acceptance itself: the message and its outbox
 /// row are committed (with the key's claim, in a shared transaction) before this returns. A
 /// check stops before the first write, reading what the writes would have checked.
-async fn accept(
+pub(super) async fn accept(
     core: &Core,
     sender: Sender,
     recipient: store::RecipientState,
@@ -706,79 +481,4 @@ fn service_limited(wait: Duration) -> AppError {
         wait,
         "one service message per recipient per minute of send time",
     )
-}
-
-/// A page of the history: filters and where the previous page ended.
-#[derive(Debug, Clone, Default)]
-pub struct HistoryQuery {
-    pub limit: Option<i64>,
-    pub starting_after: Option<String>,
-    pub status: Option<String>,
-    pub category: Option<String>,
-    pub source: Option<String>,
-}
-
-/// The caller's business's messages, newest first, `limit` at a time after `starting_after`
-/// (the id of the previous page's last message), filtered by status, category and source.
-/// Returns the page and whether more follow.
-///
-/// Errors: `unauthorized`, `account_suspended`, `not_a_business_account`, `business_suspended`,
-/// `invalid_limit`, `invalid_request` (an unknown filter value, or a cursor that is not a
-/// message of this business).
-pub async fn history(
-    core: &Core,
-    console: &Member,
-    query: HistoryQuery,
-) -> AppResult<(Vec<messages::Model>, bool)> {
-    let limit = crate::domain::page_limit(query.limit)?;
-    let filter = store::HistoryFilter {
-        status: crate::domain::one_of(
-            "status",
-            query.status.as_deref(),
-            &["scheduled", "accepted", "delivered", "failed", "canceled"],
-        )?,
-        category: crate::domain::one_of(
-            "category",
-            query.category.as_deref(),
-            &["authentication", "utility", "marketing", "service"],
-        )?,
-        source: crate::domain::one_of(
-            "source",
-            query.source.as_deref(),
-            &["console", "app", "service", "broadcast"],
-        )?,
-    };
-    let after = match crate::domain::cursor_id(query.starting_after.as_deref(), "a message")? {
-        None => None,
-        Some(id) => {
-            let cursor = store::find_message(&core.db, console.business.id, id)
-                .await?
-                .ok_or_else(|| crate::domain::bad_cursor("a message"))?;
-            Some((cursor.created_at, cursor.id))
-        }
-    };
-    let rows = store::history(&core.db, console.business.id, &filter, after, limit + 1).await?;
-    let (page, has_more) = crate::domain::split_page(rows, limit);
-    Ok((page, has_more))
-}
-
-/// One message of the caller's business.
-///
-/// Errors: as [`history`] without `invalid_limit`, and `message_not_found` (unknown, or another
-/// business's).
-pub async fn message(core: &Core, console: &Member, id: &str) -> AppResult<messages::Model> {
-    business_message(core, console.business.id, id).await
-}
-
-/// The message `id` (as given in a path) of the business, else `message_not_found`.
-pub(super) async fn business_message(
-    core: &Core,
-    business_id: Uuid,
-    id: &str,
-) -> AppResult<messages::Model> {
-    let not_found = || AppError::new(ErrorCode::MessageNotFound, "no such message");
-    let id = Uuid::parse_str(id.trim()).map_err(|_| not_found())?;
-    store::find_message(&core.db, business_id, id)
-        .await?
-        .ok_or_else(not_found)
 }

@@ -10,7 +10,7 @@ use tonic::{Request, Response, Status};
 
 use super::endpoints::{self, Endpoint, EndpointPatch};
 use super::jobs;
-use super::{deliveries, events};
+use super::{deliveries, events, reports};
 use crate::caller::{Manager, Member};
 use crate::clock::rfc3339;
 use crate::entities::{webhook_attempts, webhook_deliveries};
@@ -311,7 +311,7 @@ impl pb::webhook_job_service_server::WebhookJobService for JobGrpc {
     }
 
     async fn report(&self, request: Request<pb::JobReport>) -> Result<Response<pb::Empty>, Status> {
-        jobs::report(&self.core, request.get_ref()).await?;
+        reports::report(&self.core, request.get_ref()).await?;
         Ok(Response::new(pb::Empty {}))
     }
 
@@ -319,7 +319,7 @@ impl pb::webhook_job_service_server::WebhookJobService for JobGrpc {
         &self,
         request: Request<pb::JobReports>,
     ) -> Result<Response<pb::Empty>, Status> {
-        jobs::report_many(&self.core, &request.get_ref().reports).await?;
+        reports::report_many(&self.core, &request.get_ref().reports).await?;
         Ok(Response::new(pb::Empty {}))
     }
 

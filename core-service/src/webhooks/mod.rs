@@ -8,6 +8,7 @@ pub mod fanout;
 pub mod flow;
 pub mod grpc;
 pub mod jobs;
+pub mod reports;
 pub mod secret;
 pub mod store;
 pub mod wakeup;
