@@ -12,7 +12,7 @@ use crate::e2e;
 use crate::fixtures::{
     ALL_SCOPES, Business, Receiver, follower, live_business, register_webhook, verify_signature,
 };
-use crate::harness::{Options, RawBody, Reply, TestApp};
+use crate::harness::{Options, RawBody, Reply, TestApp, quiet_for};
 
 const BIZ: &str = "+14155550100";
 
@@ -492,7 +492,7 @@ e2e!(
         ];
         let mut got = audience.wait_for(expected.len()).await;
         // Give a stray extra delivery the time to arrive before counting.
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        quiet_for(Duration::from_millis(300)).await;
         assert_eq!(
             audience.received().len(),
             expected.len(),

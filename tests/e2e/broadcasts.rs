@@ -18,7 +18,7 @@ use crate::fixtures::{
     ALL_SCOPES, Business, Receiver, add_member, follow_call, follower, live_business, post_keyed,
     register_webhook, send_v1, utility,
 };
-use crate::harness::{Options, TestApp, eventually};
+use crate::harness::{Options, TestApp, eventually, quiet_for};
 
 const BIZ: &str = "+14155550100";
 const OTHER: &str = "+14155550190";
@@ -190,7 +190,7 @@ e2e!(
         assert_eq!(event["broadcast_id"], id.as_str());
         assert_eq!(event["status"], "completed");
         assert_eq!(event["counts"], done["counts"]);
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        quiet_for(Duration::from_millis(300)).await;
         assert_eq!(
             receiver.received().len(),
             7,
@@ -290,7 +290,7 @@ e2e!(
         assert!(b["counts"]["audience"].is_null(), "{b}");
         assert_eq!(b["counts"]["accepted"], 0);
         let id = b["id"].as_str().unwrap().to_string();
-        tokio::time::sleep(Duration::from_millis(1500)).await;
+        quiet_for(Duration::from_millis(1500)).await;
         assert_eq!(
             read(&app, &biz.owner_token, &id).await["status"],
             "scheduled"
@@ -361,7 +361,7 @@ e2e!(
         assert_counts(&done, 10, accepted, 0, 10 - accepted);
         assert_eq!(done["counts"]["delivered"], accepted);
         // Nothing more is created after the cancel.
-        tokio::time::sleep(Duration::from_millis(1500)).await;
+        quiet_for(Duration::from_millis(1500)).await;
         assert_eq!(messages_of(&app, &id).await.len() as i64, accepted);
         let received = receiver.wait_for(1).await;
         assert_eq!(received[0].json()["data"]["status"], "canceled");
@@ -675,7 +675,7 @@ e2e!(
         let _survivor = app
             .second_stack(|c| c.delivery.dispatch_concurrency = 4)
             .await;
-        tokio::time::sleep(Duration::from_millis(1500)).await;
+        quiet_for(Duration::from_millis(1500)).await;
         assert_eq!(
             messages_of(&app, &id).await.len(),
             at_crash,

@@ -17,7 +17,7 @@ use crate::e2e;
 use crate::fixtures::jobs::*;
 use crate::fixtures::proxy::Proxy;
 use crate::fixtures::*;
-use crate::harness::{TestApp, eventually};
+use crate::harness::{TestApp, eventually, quiet_for};
 
 const BIZ: &str = "+14155550170";
 const FAN: &str = "+14155550171";
@@ -113,7 +113,7 @@ e2e!(a_core_that_recovers_takes_calls_again, |app| async move {
     .await;
     // It goes down: calls keep succeeding on the first.
     second.down();
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    quiet_for(Duration::from_millis(500)).await;
     for _ in 0..6 {
         assert_eq!(me(&app, &gateway.base, &token).await, 200);
     }
@@ -273,7 +273,7 @@ e2e!(
         // The second core stops: the stream ends and the lease stays with the worker.
         drop(second);
         wait_end(&mut stream).await;
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        quiet_for(Duration::from_millis(300)).await;
         let held = delivery(&app, id).await;
         assert_eq!(
             held.lease_token.as_deref(),
@@ -288,7 +288,7 @@ e2e!(
         assert!(row.lease_token.is_none());
         // Nobody attempts it again.
         app.start_worker();
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        quiet_for(Duration::from_millis(500)).await;
         assert!(receiver.received().is_empty());
     }
 );
@@ -319,7 +319,7 @@ e2e!(
         let (_other, _other_stream) = open_stream(&app.grpc_url, "another-worker", true, &[])
             .await
             .unwrap();
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        quiet_for(Duration::from_millis(300)).await;
         for job in &jobs {
             let row = delivery(&app, job.delivery_id.parse().unwrap()).await;
             assert_eq!(
@@ -498,7 +498,7 @@ e2e!(
         // Deliveries go on: a send through each core is delivered once.
         let receiver = send_through_each(&app, &[&app.base, &second.base]).await;
         receiver.wait_for(2).await;
-        tokio::time::sleep(Duration::from_millis(600)).await;
+        quiet_for(Duration::from_millis(600)).await;
         assert_eq!(receiver.received().len(), 2, "each delivered once");
         assert_eq!(streams(&app.grpc_url).await, 1);
         assert_eq!(streams(&second.grpc_url).await, 1);
@@ -528,7 +528,7 @@ e2e!(
         proxy.up().await;
         // The mover waits for its deliveries' reports: nothing of its is given back and sent
         // again meanwhile (at most one rebalancing round passes many times over).
-        tokio::time::sleep(Duration::from_millis(1500)).await;
+        quiet_for(Duration::from_millis(1500)).await;
         assert_eq!(receiver.received().len(), SENDS, "nothing sent twice");
         receiver.hold(false);
         eventually("a stream on each core", async || {

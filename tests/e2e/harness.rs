@@ -789,6 +789,16 @@ pub async fn eventually<T>(what: &str, mut probe: impl AsyncFnMut() -> Option<T>
     }
 }
 
+/// Lets `d` of real time pass, for a test that shows that nothing happens meanwhile (a message
+/// not sent before its time, a retry not made early, no second delivery, nothing created after
+/// a cancel). The core's background loops run on real time (the dispatcher polls every
+/// 500 ms at most, the job streams and the broadcast runner every second), so `d` spans at
+/// least one of their rounds; business time (send times, retry waits) is moved with the
+/// test's clock before it. What a test waits *for* it polls with [`eventually`].
+pub async fn quiet_for(d: Duration) {
+    tokio::time::sleep(d).await;
+}
+
 pub enum RawBody {
     Json(Value),
     Text(String),

@@ -16,7 +16,7 @@ use crate::fixtures::{
     ALL_SCOPES, Business, Receiver, follow_call, follower, live_business, outcome_events,
     register_webhook, send_console, send_service, send_v1,
 };
-use crate::harness::{TestApp, eventually};
+use crate::harness::{TestApp, eventually, quiet_for};
 
 const BIZ: &str = "+14155550100";
 const FAN: &str = "+14155550101";
@@ -95,7 +95,7 @@ e2e!(
             .await;
         assert_eq!(listed.data()["messages"][0]["id"], id.as_str());
         // Nothing goes out before its time.
-        tokio::time::sleep(Duration::from_millis(700)).await;
+        quiet_for(Duration::from_millis(700)).await;
         assert_eq!(
             record(&app, &biz.owner_token, &id).await["status"],
             "scheduled"
@@ -360,7 +360,7 @@ e2e!(
         assert_eq!(event["data"]["reason"], "canceled");
         assert_eq!(event["data"]["message_send_id"], id.as_str());
         app.clock.advance(Duration::from_secs(601));
-        tokio::time::sleep(Duration::from_millis(700)).await;
+        quiet_for(Duration::from_millis(700)).await;
         assert_eq!(stored(&app, &id).await.status, "canceled");
         assert_eq!(outcome_events(&app, &biz).await.len(), 1);
         let usage = app.get("/business/usage", Some(&biz.owner_token)).await;

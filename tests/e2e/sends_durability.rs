@@ -11,7 +11,7 @@ use crate::fixtures::{
     ALL_SCOPES, follow_call, follower, live_business, outcome_events, register_webhook,
     send_service, send_v1, sends_per_second, settled, utility,
 };
-use crate::harness::eventually;
+use crate::harness::{eventually, quiet_for};
 
 const BIZ: &str = "+14155550100";
 const FAN: &str = "+14155550200";
@@ -476,7 +476,7 @@ e2e!(
             "delivered"
         );
         // While the lease holds, no other dispatcher takes the handed ones...
-        tokio::time::sleep(Duration::from_millis(1500)).await;
+        quiet_for(Duration::from_millis(1500)).await;
         let history = app.get("/business/messages", Some(&biz.owner_token)).await;
         for id in &ids[..2] {
             let entry = history.data()["messages"]

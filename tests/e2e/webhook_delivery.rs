@@ -13,7 +13,7 @@ use crate::fixtures::{
     ALL_SCOPES, Receiver, follower, live_business, register_webhook, send_utility, send_v1,
     verify_signature, wait_delivery,
 };
-use crate::harness::Options;
+use crate::harness::{Options, quiet_for};
 
 const BIZ: &str = "+14155550100";
 const FAN: &str = "+14155550200";
@@ -163,7 +163,7 @@ e2e!(
             // Not before its time...
             app.clock
                 .advance(Duration::from_secs(60 * wait_units as u64 - 1));
-            tokio::time::sleep(Duration::from_millis(600)).await;
+            quiet_for(Duration::from_millis(600)).await;
             assert_eq!(
                 rx.received().len(),
                 attempt,
@@ -185,7 +185,7 @@ e2e!(
             verify_signature(&secret, request);
         }
         app.clock.advance(Duration::from_secs(3600));
-        tokio::time::sleep(Duration::from_millis(600)).await;
+        quiet_for(Duration::from_millis(600)).await;
         assert_eq!(rx.received().len(), 6, "no seventh attempt");
     }
 );
@@ -241,7 +241,7 @@ e2e!(
         assert_eq!(entry["attempts"], 2);
         assert_eq!(entry["last_http_status"], 404);
         app.clock.advance(Duration::from_secs(3600));
-        tokio::time::sleep(Duration::from_millis(600)).await;
+        quiet_for(Duration::from_millis(600)).await;
         assert_eq!(rx.received().len(), 2);
     }
 );
@@ -357,7 +357,7 @@ e2e!(
         rx.hang(false);
         app.start_worker();
         // Not while the lease is valid...
-        tokio::time::sleep(Duration::from_millis(600)).await;
+        quiet_for(Duration::from_millis(600)).await;
         assert_eq!(rx.received().len(), 1);
         // ...but once it lapses (receiver timeout + 30 s).
         app.clock.advance(Duration::from_secs(41));
@@ -382,7 +382,7 @@ e2e!(
             send_utility(&app, &biz, FAN).await;
         }
         let got = rx.wait_for(12).await;
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        quiet_for(Duration::from_millis(300)).await;
         let got_after = rx.received();
         assert_eq!(got_after.len(), 12, "no delivery sent twice");
         let ids: std::collections::HashSet<String> =
@@ -517,7 +517,7 @@ e2e!(
             .unwrap();
         assert_eq!(emitted.len(), 1);
         rx.wait_for(1).await;
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        quiet_for(Duration::from_millis(300)).await;
         assert_eq!(rx.received().len(), 1, "one delivery");
     }
 );

@@ -13,7 +13,7 @@ use crate::fixtures::{
     ALL_SCOPES, Receiver, add_member, caller_secret, deliveries_log, follower, live_business,
     register_webhook, send_utility, settled, verify_signature, wait_delivery,
 };
-use crate::harness::Options;
+use crate::harness::{Options, quiet_for};
 
 const BIZ: &str = "+14155550100";
 const FAN: &str = "+14155550200";
@@ -45,7 +45,7 @@ e2e!(
         // Events while paused are not queued for it; the pending retry waits.
         send_utility(&app, &biz, FAN).await;
         app.clock.advance(Duration::from_secs(120));
-        tokio::time::sleep(Duration::from_millis(600)).await;
+        quiet_for(Duration::from_millis(600)).await;
         assert_eq!(rx.received().len(), 1);
         assert_eq!(deliveries_log(&app, &biz).await.len(), 1);
         app.post(&format!("{path}/test"), Some(&biz.owner_token), json!({}))
@@ -84,7 +84,7 @@ e2e!(
         let payload = got[0].json();
         assert_eq!(payload["type"], "webhook.test");
         assert!(payload["data"]["message"].as_str().unwrap().len() > 5);
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        quiet_for(Duration::from_millis(300)).await;
         assert!(other.received().is_empty(), "only the tested endpoint");
         app.post(
             &format!("/business/webhooks/{}/test", uuid::Uuid::new_v4()),
