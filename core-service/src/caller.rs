@@ -289,10 +289,6 @@ impl User {
     pub async fn authenticate(core: &Core, authorization: Option<&str>) -> AppResult<User> {
         authenticate_user(core, authorization).await.map(User)
     }
-
-    pub fn into_model(self) -> users::Model {
-        self.0
-    }
 }
 
 impl AppToken {

@@ -455,7 +455,7 @@ fn outbox_row(
 
 /// A message's effective time: its `send_at`, or when it was accepted when that is later (no
 /// `send_at`, or one already past).
-pub fn effective_time(message: &messages::Model) -> DateTime<Utc> {
+fn effective_time(message: &messages::Model) -> DateTime<Utc> {
     message
         .send_at
         .map_or(message.created_at, |at| Ord::max(at, message.created_at))
