@@ -103,7 +103,7 @@ pub async fn authenticate_user(
 /// Who the caller is: the user, and their business and role if they have one.
 pub struct Me {
     pub user: users::Model,
-    pub business: Option<(Uuid, String)>,
+    pub business: Option<(Uuid, Role)>,
 }
 
 /// The caller of an access token, with their team membership.
@@ -119,7 +119,7 @@ pub async fn who_am_i(core: &Core, authorization: Option<&str>) -> AppResult<Me>
 
 /// Refuses a suspended or banned user (`account_suspended`).
 pub fn ensure_active(user: &users::Model) -> AppResult<()> {
-    match UserStatus::from_db(&user.status)? {
+    match user.status {
         UserStatus::Active => Ok(()),
         UserStatus::Suspended | UserStatus::Banned => Err(AppError::new(
             ErrorCode::AccountSuspended,
@@ -149,7 +149,7 @@ impl Console {
                 "this business account is suspended: its owner's account is not active",
             ));
         }
-        match BusinessStatus::from_db(&self.business.status)? {
+        match self.business.status {
             BusinessStatus::Active => Ok(()),
             BusinessStatus::Suspended => Err(AppError::new(
                 ErrorCode::BusinessSuspended,
@@ -192,10 +192,10 @@ pub async fn console(core: &Core, authorization: Option<&str>) -> AppResult<Cons
     } else {
         identity_store::user_by_id(&core.db, business.id)
             .await?
-            .is_some_and(|owner| owner.status == UserStatus::Active.as_str())
+            .is_some_and(|owner| owner.status == UserStatus::Active)
     };
     Ok(Console {
-        role: Role::from_db(&member.role)?,
+        role: member.role,
         user,
         business,
         owner_active,

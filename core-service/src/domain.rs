@@ -133,58 +133,7 @@ pub fn parse_website_url(input: &str) -> AppResult<String> {
     Ok(url.to_string())
 }
 
-macro_rules! string_enum {
-    ($(#[$doc:meta])* $name:ident { $($variant:ident = $wire:literal),* $(,)? }) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum $name { $($variant),* }
-
-        impl $name {
-            /// Every value, in declaration order.
-            pub const ALL: &'static [$name] = &[$($name::$variant),*];
-
-            pub const fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $wire),* }
-            }
-
-            /// Parses the wire name; anything else is `invalid_request` naming `field`.
-            pub fn parse(input: &str, field: &str) -> AppResult<Self> {
-                match input {
-                    $($wire => Ok($name::$variant),)*
-                    _ => Err(invalid(field, concat!("must be one of: ", $($wire, " "),*))),
-                }
-            }
-
-            /// Reads a value stored by this service.
-            pub fn from_db(input: &str) -> AppResult<Self> {
-                Self::parse(input, stringify!($name))
-                    .map_err(|_| AppError::internal(format!("bad stored {}: {input}", stringify!($name))))
-            }
-        }
-    };
-}
-
-string_enum!(
-    /// A user account's status.
-    UserStatus { Active = "active", Suspended = "suspended", Banned = "banned" }
-);
-string_enum!(
-    /// A business account's status.
-    BusinessStatus { Active = "active", Suspended = "suspended" }
-);
-string_enum!(
-    /// A business account's mode.
-    BusinessMode { Sandbox = "sandbox", Live = "live" }
-);
-string_enum!(
-    /// A team member's role.
-    Role { Owner = "owner", Admin = "admin", Member = "member" }
-);
-
-string_enum!(
-    /// A developer-app scope: the category an app may send, or free-form service text.
-    Scope { Authentication = "authentication", Utility = "utility", Marketing = "marketing", Service = "service" }
-);
+pub use proto::vocabulary::{BusinessMode, BusinessStatus, Role, Scope, UserStatus};
 
 /// A developer app's scopes: at least one, no repeats, each a known name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,8 +147,8 @@ impl Scopes {
         }
         let mut scopes = Vec::with_capacity(names.len());
         for name in names {
-            let scope = Scope::parse(name.as_ref(), "scopes")
-                .map_err(|_| err("must be authentication, utility, marketing or service"))?;
+            let scope = Scope::from_wire(name.as_ref())
+                .ok_or_else(|| err("must be authentication, utility, marketing or service"))?;
             if scopes.contains(&scope) {
                 return Err(err("must be unique"));
             }
@@ -238,17 +187,26 @@ pub fn parse_name(field: &str, input: &str) -> AppResult<String> {
     Ok(text.to_string())
 }
 
-/// A filter value that must be one of `allowed` (None when absent).
+/// A filter value of one of the vocabulary's sets (None when absent).
 ///
 /// Errors: `invalid_request` naming `field` and the allowed values.
-pub fn one_of(field: &str, value: Option<&str>, allowed: &[&str]) -> AppResult<Option<String>> {
+pub fn filter<T>(
+    field: &str,
+    value: Option<&str>,
+    parse: impl FnOnce(&str, &str) -> Result<T, proto::vocabulary::InvalidValue>,
+) -> AppResult<Option<T>> {
+    Ok(value.map(|v| parse(v, field)).transpose()?)
+}
+
+/// A `true`/`false` filter value (None when absent).
+///
+/// Errors: `invalid_request` naming `field`.
+pub fn bool_filter(field: &str, value: Option<&str>) -> AppResult<Option<bool>> {
     match value {
         None => Ok(None),
-        Some(v) if allowed.contains(&v) => Ok(Some(v.to_string())),
-        Some(_) => Err(AppError::new(
-            ErrorCode::InvalidRequest,
-            format!("{field}: one of {}", allowed.join(", ")),
-        )),
+        Some("true") => Ok(Some(true)),
+        Some("false") => Ok(Some(false)),
+        Some(_) => Err(invalid(field, "one of true, false")),
     }
 }
 

@@ -1,6 +1,7 @@
 //! sea-orm entities, one module per table. Queries live in each domain's `store.rs`.
 
 pub mod users {
+    use proto::vocabulary::UserStatus;
     use sea_orm::entity::prelude::*;
 
     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -10,7 +11,7 @@ pub mod users {
         pub id: Uuid,
         #[sea_orm(unique)]
         pub phone_number: String,
-        pub status: String,
+        pub status: UserStatus,
         pub created_at: DateTimeUtc,
         pub updated_at: DateTimeUtc,
     }
@@ -87,6 +88,7 @@ pub mod refresh_tokens {
 }
 
 pub mod business_accounts {
+    use proto::vocabulary::{BusinessMode, BusinessStatus};
     use sea_orm::entity::prelude::*;
 
     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -98,8 +100,8 @@ pub mod business_accounts {
         pub business_name: String,
         pub category: Option<String>,
         pub website_url: Option<String>,
-        pub status: String,
-        pub mode: String,
+        pub status: BusinessStatus,
+        pub mode: BusinessMode,
         pub created_at: DateTimeUtc,
         pub updated_at: DateTimeUtc,
     }
@@ -111,6 +113,7 @@ pub mod business_accounts {
 }
 
 pub mod team_members {
+    use proto::vocabulary::Role;
     use sea_orm::entity::prelude::*;
 
     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -119,7 +122,7 @@ pub mod team_members {
         #[sea_orm(primary_key, auto_increment = false)]
         pub user_id: Uuid,
         pub business_id: Uuid,
-        pub role: String,
+        pub role: Role,
         pub added_at: DateTimeUtc,
     }
 
@@ -148,6 +151,7 @@ pub mod rate_limits {
 }
 
 pub mod follows {
+    use proto::vocabulary::FollowStatus;
     use sea_orm::entity::prelude::*;
 
     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -157,7 +161,7 @@ pub mod follows {
         pub business_id: Uuid,
         #[sea_orm(primary_key, auto_increment = false)]
         pub user_id: Uuid,
-        pub status: String,
+        pub status: FollowStatus,
         pub marketing_opt_in: bool,
         pub followed_at: Option<DateTimeUtc>,
         pub updated_at: Option<DateTimeUtc>,
@@ -171,6 +175,7 @@ pub mod follows {
 
 /// The consent ledger: one row per change of a follow's status or marketing consent.
 pub mod follow_changes {
+    use proto::vocabulary::{ChangeSource, FollowStatus};
     use sea_orm::entity::prelude::*;
 
     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -181,10 +186,10 @@ pub mod follow_changes {
         pub business_id: Uuid,
         pub user_id: Uuid,
         pub at: DateTimeUtc,
-        pub status: String,
+        pub status: FollowStatus,
         pub marketing_opt_in: bool,
         /// `user` (the user's own follow calls) or `operator` (support, on the user's request).
-        pub source: String,
+        pub source: ChangeSource,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -217,6 +222,7 @@ pub mod developer_apps {
 }
 
 pub mod messages {
+    use proto::vocabulary::{Category, FailureReason, MessageSource, MessageStatus};
     use sea_orm::entity::prelude::*;
 
     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -225,16 +231,16 @@ pub mod messages {
         #[sea_orm(primary_key, auto_increment = false)]
         pub id: Uuid,
         pub business_id: Uuid,
-        pub source: String,
+        pub source: MessageSource,
         pub app_id: Option<Uuid>,
         pub sender_user_id: Option<Uuid>,
         pub recipient_user_id: Uuid,
         pub to_phone: String,
-        pub category: String,
+        pub category: Category,
         pub body: Option<String>,
         pub message_content: Option<String>,
-        pub status: String,
-        pub failure_reason: Option<String>,
+        pub status: MessageStatus,
+        pub failure_reason: Option<FailureReason>,
         pub emits_event: bool,
         pub created_at: DateTimeUtc,
         pub completed_at: Option<DateTimeUtc>,
@@ -299,6 +305,7 @@ pub mod idempotency_keys {
 }
 
 pub mod inbox_messages {
+    use proto::vocabulary::Category;
     use sea_orm::entity::prelude::*;
 
     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -308,7 +315,7 @@ pub mod inbox_messages {
         pub message_id: Uuid,
         pub user_id: Uuid,
         pub business_id: Uuid,
-        pub category: String,
+        pub category: Category,
         pub body: Option<String>,
         pub message_content: Option<String>,
         pub delivered_at: DateTimeUtc,
@@ -321,6 +328,7 @@ pub mod inbox_messages {
 }
 
 pub mod events {
+    use proto::vocabulary::EventType;
     use sea_orm::entity::prelude::*;
 
     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -329,7 +337,7 @@ pub mod events {
         #[sea_orm(primary_key, auto_increment = false)]
         pub id: Uuid,
         pub business_id: Uuid,
-        pub event_type: String,
+        pub event_type: EventType,
         pub data: String,
         pub created_at: DateTimeUtc,
         /// The listing order: on PostgreSQL the writing transaction's id (the column's
@@ -377,6 +385,7 @@ pub mod webhooks {
 }
 
 pub mod webhook_deliveries {
+    use proto::vocabulary::{DeliveryStatus, EventType};
     use sea_orm::entity::prelude::*;
 
     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -388,9 +397,9 @@ pub mod webhook_deliveries {
         pub webhook_id: Uuid,
         pub business_id: Uuid,
         pub event_id: Uuid,
-        pub event_type: String,
+        pub event_type: EventType,
         pub data: String,
-        pub status: String,
+        pub status: DeliveryStatus,
         pub attempts: i32,
         pub last_http_status: Option<i32>,
         pub last_error: Option<String>,
@@ -459,6 +468,7 @@ pub mod grants {
 }
 
 pub mod qr_sessions {
+    use proto::vocabulary::QrState;
     use sea_orm::entity::prelude::*;
 
     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -469,7 +479,7 @@ pub mod qr_sessions {
         pub secret_hash: String,
         pub client_name: String,
         pub origin_hint: String,
-        pub status: String,
+        pub status: QrState,
         pub approved_by: Option<Uuid>,
         pub expires_at_ms: i64,
         pub created_at: DateTimeUtc,
@@ -484,6 +494,7 @@ pub mod qr_sessions {
 }
 
 pub mod broadcasts {
+    use proto::vocabulary::{BroadcastStatus, Category};
     use sea_orm::entity::prelude::*;
 
     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -493,11 +504,11 @@ pub mod broadcasts {
         pub id: Uuid,
         pub business_id: Uuid,
         pub name: String,
-        pub category: String,
+        pub category: Category,
         pub body: Option<String>,
         pub message_content: Option<String>,
         /// `scheduled`, `running`, `completed` or `canceled`.
-        pub status: String,
+        pub status: BroadcastStatus,
         pub send_at: Option<DateTimeUtc>,
         pub max_per_second: i32,
         /// The app whose token created it (null from the console).

@@ -45,6 +45,12 @@ impl AppError {
     }
 }
 
+impl From<proto::vocabulary::InvalidValue> for AppError {
+    fn from(err: proto::vocabulary::InvalidValue) -> Self {
+        Self::new(ErrorCode::InvalidRequest, err.to_string())
+    }
+}
+
 impl From<DbErr> for AppError {
     fn from(err: DbErr) -> Self {
         if matches!(err, DbErr::ConnectionAcquire(_) | DbErr::Conn(_)) {

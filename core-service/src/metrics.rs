@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use proto::vocabulary::DeliveryStatus;
 use sea_orm::{ConnectionTrait, Statement};
 use tokio_util::sync::CancellationToken;
 
@@ -66,14 +67,15 @@ pub async fn sample_once(core: &Core) -> Result<(), sea_orm::DbErr> {
     .await?;
     metrics::gauge!("oldest_due_age_seconds", "queue" => "messages")
         .set(oldest_message.map_or(0.0, |t| (now - t).max(0) as f64 / 1000.0));
-    for status in ["pending", "retrying"] {
+    for status in [DeliveryStatus::Pending, DeliveryStatus::Retrying] {
         let n = count(
             core,
             "SELECT COUNT(*) FROM webhook_deliveries WHERE status = $1",
             vec![status.into()],
         )
         .await?;
-        metrics::gauge!("webhook_deliveries_open", "status" => status).set(n.unwrap_or(0) as f64);
+        metrics::gauge!("webhook_deliveries_open", "status" => status.as_str())
+            .set(n.unwrap_or(0) as f64);
     }
     let oldest_delivery = count(
         core,

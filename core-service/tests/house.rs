@@ -6,7 +6,9 @@
 //! - only `app.rs` and `main.rs` import `admin`;
 //! - stores never import rules, `Core`, or the caller;
 //! - a file whose type `Core` holds never imports `state`;
-//! - the imports that run up a floor are exactly the ones core-service/README.md lists.
+//! - the imports that run up a floor are exactly the ones core-service/README.md lists;
+//! - no status, category, source, reason, role or event type is spelled as a string outside
+//!   the vocabulary (`proto::vocabulary`) and SQL text.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -513,4 +515,113 @@ fn the_dispatcher_reaches_webhooks_through_the_fanout_only() {
         })
         .collect();
     assert!(others.is_empty(), "the dispatcher imports {others:?}");
+}
+
+/// Every string literal of `source` outside comments and `#[cfg(test)]` modules, with its
+/// line, but JSON keys.
+fn literals(source: &str) -> Vec<(usize, String)> {
+    let source = source.split("#[cfg(test)]").next().unwrap_or(source);
+    let mut out = Vec::new();
+    let mut line = 1;
+    let mut chars = source.chars().peekable();
+    let mut previous = ' ';
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => line += 1,
+            '/' if chars.peek() == Some(&'/') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        line += 1;
+                        break;
+                    }
+                }
+            }
+            // A char literal such as '"' is not the start of a string.
+            '\'' if chars.peek() == Some(&'"') => {
+                chars.next();
+            }
+            '"' if previous != 'r' => {
+                let (mut text, mut escaped) = (String::new(), false);
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        line += 1;
+                    }
+                    if escaped {
+                        escaped = false;
+                    } else if c == '\\' {
+                        escaped = true;
+                    } else if c == '"' {
+                        break;
+                    }
+                    text.push(c);
+                }
+                // A JSON object's key (`"accepted": n`) names a field, not a value.
+                if chars.peek() != Some(&':') {
+                    out.push((line, text));
+                }
+            }
+            _ => {}
+        }
+        previous = c;
+    }
+    out
+}
+
+#[test]
+fn no_status_or_category_literal_outside_the_vocabulary() {
+    use proto::vocabulary::*;
+    let sets: [&[&str]; 14] = [
+        UserStatus::WIRE,
+        BusinessStatus::WIRE,
+        BusinessMode::WIRE,
+        Role::WIRE,
+        Category::WIRE,
+        MessageStatus::WIRE,
+        MessageSource::WIRE,
+        FailureReason::WIRE,
+        FollowStatus::WIRE,
+        ChangeSource::WIRE,
+        BroadcastStatus::WIRE,
+        EventType::WIRE,
+        DeliveryStatus::WIRE,
+        QrState::WIRE,
+    ];
+    let values: BTreeSet<&str> = sets.into_iter().flatten().copied().collect();
+    // Literals that spell a value of a set but are not one: SQL identifiers and labels that
+    // name something else.
+    let allowed: &[(&str, &str)] = &[
+        // `usage_counters`' column names, one per category and status (SQL text).
+        ("crate::usage", "COLUMNS"),
+    ];
+    let mut found = Vec::new();
+    for (module, source) in modules() {
+        let exempt: Vec<&str> = allowed
+            .iter()
+            .filter(|(m, _)| *m == module)
+            .map(|(_, item)| *item)
+            .collect();
+        let lines: Vec<&str> = source.lines().collect();
+        for (line, text) in literals(&source) {
+            if !values.contains(text.as_str()) {
+                continue;
+            }
+            // An exempt item: the literal sits inside the item's declaration.
+            let inside = exempt.iter().any(|item| {
+                lines[..line]
+                    .iter()
+                    .rev()
+                    .take_while(|l| !l.trim().is_empty())
+                    .any(|l| l.contains(&format!("const {item}")))
+            });
+            if !inside {
+                found.push(format!("{module}:{line}: \"{text}\""));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a status, category, source, reason, role or event type spelled as a string; use the \
+         vocabulary's value (proto::vocabulary) instead:\n{}",
+        found.join("\n")
+    );
 }

@@ -1,5 +1,6 @@
 //! The contract between the core, the gateway and the workers: the generated gRPC code
-//! (`bm.v1`) and the error catalogue that maps every error code to its gRPC code and HTTP status.
+//! (`bm.v1`), the error catalogue that maps every error code to its gRPC code and HTTP status,
+//! and the vocabulary: every public value set, declared once.
 
 pub mod channel;
 pub mod cores;
@@ -9,6 +10,7 @@ pub mod net;
 pub mod runtime;
 pub mod shutdown;
 pub mod telemetry;
+pub mod vocabulary;
 
 pub use error_code::{ErrorCode, RemoteError};
 

@@ -1,7 +1,8 @@
-//! The value sets of the public document. Fields keep their wire type (`String`) and name one of
-//! these as their schema (`#[schema(value_type = Category)]`), so the document lists exactly the
-//! values the core accepts and answers. The end-to-end suite checks each set against the core's
-//! own enums, so a value added there and not here fails a test.
+//! The schemas of the public document that are not a route's own: the value sets (re-exported from
+//! the vocabulary in `proto`, the one place they are declared), lists of them, and the webhook
+//! payloads. Fields keep their wire type (`String`) and name a set as their schema
+//! (`#[schema(value_type = RecordCategory)]`), so the document lists exactly the values the core
+//! accepts and answers.
 
 use serde::Serialize;
 use utoipa::openapi::schema::{ArrayBuilder, Schema};
@@ -12,227 +13,15 @@ use utoipa::{PartialSchema, ToSchema};
 /// also be a valid number by libphonenumber's rules, which a pattern cannot say.)
 pub const E164_PATTERN: &str = r"^\+[1-9][0-9]{1,14}$";
 
-/// A message category a business may send.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Category {
-    Authentication,
-    Utility,
-    Marketing,
-}
-
-/// A message's category in the history: a send category, or `service` for free-form text.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RecordCategory {
-    Authentication,
-    Utility,
-    Marketing,
-    Service,
-}
-
-/// A developer-app scope.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Scope {
-    Authentication,
-    Utility,
-    Marketing,
-    Service,
-}
-
-/// An event a webhook endpoint may subscribe to.
-#[derive(Serialize, ToSchema)]
-pub enum EventType {
-    #[serde(rename = "message.sent")]
-    MessageSent,
-    #[serde(rename = "message.failed")]
-    MessageFailed,
-    #[serde(rename = "grant.revoked")]
-    GrantRevoked,
-    #[serde(rename = "follow.created")]
-    FollowCreated,
-    #[serde(rename = "follow.updated")]
-    FollowUpdated,
-    #[serde(rename = "follow.deleted")]
-    FollowDeleted,
-    #[serde(rename = "broadcast.completed")]
-    BroadcastCompleted,
-}
-
-/// An event type in the deliveries log: a subscribable event, or `webhook.test`.
-#[derive(Serialize, ToSchema)]
-pub enum DeliveryEventType {
-    #[serde(rename = "message.sent")]
-    MessageSent,
-    #[serde(rename = "message.failed")]
-    MessageFailed,
-    #[serde(rename = "grant.revoked")]
-    GrantRevoked,
-    #[serde(rename = "follow.created")]
-    FollowCreated,
-    #[serde(rename = "follow.updated")]
-    FollowUpdated,
-    #[serde(rename = "follow.deleted")]
-    FollowDeleted,
-    #[serde(rename = "broadcast.completed")]
-    BroadcastCompleted,
-    #[serde(rename = "webhook.test")]
-    WebhookTest,
-}
-
-/// A team role.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    Owner,
-    Admin,
-    Member,
-}
-
-/// A role that can be given (`owner` cannot).
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum AssignableRole {
-    Admin,
-    Member,
-}
-
-/// A business account's mode: a sandbox business cannot send; an operator makes it live.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum BusinessMode {
-    Sandbox,
-    Live,
-}
-
-/// A business account's status.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum BusinessStatus {
-    Active,
-    Suspended,
-}
-
-/// A user account's status.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum UserStatus {
-    Active,
-    Suspended,
-    Banned,
-}
-
-/// A follow's status.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum FollowStatus {
-    Active,
-    Unfollowed,
-}
-
-/// A message's status: `accepted` until the outcome is known.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum MessageStatus {
-    /// Waiting for its `send_at`.
-    Scheduled,
-    Accepted,
-    Delivered,
-    Failed,
-    /// Canceled while scheduled.
-    Canceled,
-}
-
-/// Where a message came from.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum MessageSource {
-    Console,
-    App,
-    Service,
-    /// A message of a broadcast.
-    Broadcast,
-}
-
-/// A broadcast's status.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum BroadcastStatus {
-    /// Waiting for its `send_at`.
-    Scheduled,
-    /// Creating its messages.
-    Running,
-    /// Every recipient handled and every created message has its outcome.
-    Completed,
-    /// Canceled, or its business stopped being live and active: messages already created go
-    /// on, the rest are `not_created`.
-    Canceled,
-}
-
-/// What a broadcast may send.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum BroadcastCategory {
-    Utility,
-    Marketing,
-}
-
-/// Why a message failed.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum FailureReason {
-    /// The recipient's account is no longer active.
-    RecipientInactive,
-    /// The provider refused the message.
-    ProviderRejected,
-    /// The provider answered that it cannot take messages now.
-    ProviderUnavailable,
-    /// The provider did not answer in time.
-    ProviderTimeout,
-    /// The provider could not be reached.
-    ProviderUnreachable,
-    /// When it was due, the recipient no longer followed the business, or no longer consented
-    /// to its marketing.
-    ConsentWithdrawn,
-    /// When it was due, the business was no longer live and active.
-    BusinessNotLive,
-    /// It was not handed out by its `expires_at`.
-    Expired,
-    /// It was canceled while scheduled.
-    Canceled,
-}
-
-/// A webhook delivery's status.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum DeliveryStatus {
-    Pending,
-    Retrying,
-    Succeeded,
-    Failed,
-}
-
-/// A QR session's status while it can still be exchanged.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum QrStatus {
-    Pending,
-    Approved,
-}
-
-/// The accepted send's status: always `sent` (the outcome arrives later).
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SendStatus {
-    Sent,
-}
-
-/// The token type of an access token.
-#[derive(Serialize, ToSchema)]
-pub enum TokenType {
-    Bearer,
-}
+// The value sets, declared once in the vocabulary; here under the names the gateway's fields
+// use (`RecordCategory` is a message's category in the history, `EventType` what a webhook
+// may subscribe to).
+pub use proto::vocabulary::{
+    AssignableRole, BroadcastCategory, BroadcastStatus, BusinessMode, BusinessStatus,
+    Category as RecordCategory, ChangeSource, DeliveryStatus, EventType as DeliveryEventType,
+    FailureReason, FollowStatus, MessageSource, MessageStatus, QrStatus, Role, Scope, SendStatus,
+    SubscribableEvent as EventType, TokenType, UserStatus,
+};
 
 /// A list of distinct values of `T`, at least one (`uniqueItems`, `minItems: 1`).
 pub struct UniqueList<T>(std::marker::PhantomData<T>);

@@ -356,7 +356,7 @@ e2e!(
             .await
             .unwrap(); // no change
         let follow = set_follow(&app, &biz.id, fan, true, None).await.unwrap();
-        assert_eq!(follow.status, "unfollowed");
+        assert_eq!(follow.status.as_str(), "unfollowed");
         assert!(!follow.marketing_opt_in);
 
         let reply = history(&app, &biz, &user_id).await;

@@ -272,7 +272,7 @@ e2e!(
             .unwrap()
             .into_inner();
         assert_eq!(user.phone_number, PHONE);
-        assert_eq!(user.status, "active");
+        assert_eq!(user.status.as_str(), "active");
     }
 );
 

@@ -425,7 +425,7 @@ e2e!(
             stored.completed_at.is_some().then_some(stored)
         })
         .await;
-        assert_eq!(done.status, "canceled");
+        assert_eq!(done.status.as_str(), "canceled");
         assert!(done.accepted >= 2 && done.accepted < 8, "{done:?}");
         assert_eq!(done.audience, Some(8));
         assert_eq!(done.not_created, 8 - done.accepted);
@@ -688,7 +688,7 @@ e2e!(
         assert_eq!(done["counts"]["delivered"], 24);
         let mut per_recipient: BTreeMap<String, usize> = BTreeMap::new();
         for m in messages_of(&app, &id).await {
-            assert_eq!(m.status, "delivered");
+            assert_eq!(m.status.as_str(), "delivered");
             *per_recipient
                 .entry(m.recipient_user_id.to_string())
                 .or_default() += 1;

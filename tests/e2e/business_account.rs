@@ -1,5 +1,6 @@
 //! GET/PATCH /business/me and POST /business/sandbox.
 
+use proto::vocabulary::Role;
 use sea_orm::{ActiveModelTrait, Set};
 use serde_json::json;
 
@@ -18,7 +19,7 @@ async fn join_team(app: &TestApp, business_id: &str, user_id: &str, role: &str) 
     core_service::entities::team_members::ActiveModel {
         user_id: Set(user_id.parse().unwrap()),
         business_id: Set(business_id.parse().unwrap()),
-        role: Set(role.to_string()),
+        role: Set(Role::from_wire(role).unwrap()),
         added_at: Set(chrono::Utc::now()),
     }
     .insert(&app.core.db)

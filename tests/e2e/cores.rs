@@ -248,14 +248,14 @@ e2e!(
             "due at once, not when the lease lapses"
         );
         assert_eq!(released.attempts, 0, "no attempt counted");
-        assert_eq!(released.status, "pending");
+        assert_eq!(released.status.as_str(), "pending");
         // A worker gets it straight away: the same delivery, attempted once.
         app.start_worker();
         let got = receiver.wait_for(1).await;
         assert_eq!(got[0].header("x-service-delivery"), id.to_string());
         let done = eventually("the attempt is reported", async || {
             let row = delivery(&app, id).await;
-            (row.status == "succeeded").then_some(row)
+            (row.status.as_str() == "succeeded").then_some(row)
         })
         .await;
         assert_eq!(done.attempts, 1);
@@ -283,7 +283,7 @@ e2e!(
         // The worker reports through the other core, which accepts it: the lease is current.
         report_through(&app.grpc_url, vec![answered(&job, 204)]).await;
         let row = delivery(&app, id).await;
-        assert_eq!(row.status, "succeeded");
+        assert_eq!(row.status.as_str(), "succeeded");
         assert_eq!(row.attempts, 1);
         assert!(row.lease_token.is_none());
         // Nobody attempts it again.
@@ -351,7 +351,7 @@ e2e!(
         assert_ne!(again.lease_token, unsent.lease_token, "a new lease");
         let row = delivery(&app, second_id).await;
         assert_eq!(row.attempts, 0, "no attempt counted");
-        assert_eq!(row.status, "pending");
+        assert_eq!(row.status.as_str(), "pending");
         let row = delivery(&app, first).await;
         assert_eq!(
             row.lease_token.as_deref(),
@@ -543,7 +543,9 @@ e2e!(
                 .all(&app.core.db)
                 .await
                 .unwrap();
-            rows.iter().all(|d| d.status == "succeeded").then_some(rows)
+            rows.iter()
+                .all(|d| d.status.as_str() == "succeeded")
+                .then_some(rows)
         })
         .await;
         assert_eq!(deliveries.len(), SENDS);

@@ -120,7 +120,7 @@ async fn http_provider_outcomes(backend: Backend) {
     let failed: Value = serde_json::from_str(
         &events
             .iter()
-            .find(|e| e.event_type == "message.failed")
+            .find(|e| e.event_type.as_str() == "message.failed")
             .unwrap()
             .data,
     )

@@ -285,7 +285,7 @@ e2e!(
             core_service::events::record(
                 &txn,
                 biz.id.parse().unwrap(),
-                "follow.updated",
+                proto::vocabulary::EventType::FollowUpdated,
                 json!({ "user_id": fans[0].0, "status": "active", "marketing_opt_in": false,
                     "changed_at": "2026-11-24T00:00:00Z" }),
                 chrono::Utc::now(),

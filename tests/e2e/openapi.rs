@@ -725,29 +725,54 @@ fn enum_of(doc: &serde_json::Value, schema: &str) -> Vec<String> {
 }
 
 #[test]
-fn openapi_enums_are_the_cores_own_value_sets() {
-    use core_service::domain;
-    use core_service::messaging::delivery::FailureReason;
+fn openapi_enums_are_the_vocabularys_value_sets() {
+    use proto::vocabulary::*;
     let doc = rest_gateway::openapi();
     macro_rules! same {
-        ($schema:literal, $all:expr) => {
-            let core: Vec<String> = $all.iter().map(|v| v.as_str().to_string()).collect();
-            assert_eq!(enum_of(&doc, $schema), core, $schema);
-        };
+        ($($set:ty),* $(,)?) => {$(
+            let name = <$set as utoipa::ToSchema>::name();
+            assert_eq!(enum_of(&doc, &name), <$set>::WIRE, "{name}");
+        )*};
     }
-    same!("Scope", domain::Scope::ALL);
-    same!("Role", domain::Role::ALL);
-    same!("BusinessMode", domain::BusinessMode::ALL);
-    same!("BusinessStatus", domain::BusinessStatus::ALL);
-    same!("FailureReason", FailureReason::ALL);
-    let events: Vec<String> = core_service::events::SUBSCRIBABLE
-        .iter()
-        .map(|e| e.to_string())
-        .collect();
-    assert_eq!(enum_of(&doc, "EventType"), events);
-    let mut with_test = events;
-    with_test.push("webhook.test".into());
-    assert_eq!(enum_of(&doc, "DeliveryEventType"), with_test);
+    same!(
+        UserStatus,
+        BusinessStatus,
+        BusinessMode,
+        Role,
+        AssignableRole,
+        Scope,
+        Category,
+        BroadcastCategory,
+        MessageStatus,
+        MessageSource,
+        FailureReason,
+        FollowStatus,
+        ChangeSource,
+        BroadcastStatus,
+        EventType,
+        SubscribableEvent,
+        DeliveryStatus,
+        QrStatus,
+        SendStatus,
+        TokenType,
+    );
+    // The names the document has always used (the client libraries' type names). A send's
+    // category (`SendCategory`) is spelled per body variant (`UtilityCategory` and the like).
+    assert_eq!(<Category as utoipa::ToSchema>::name(), "RecordCategory");
+    assert_eq!(<EventType as utoipa::ToSchema>::name(), "DeliveryEventType");
+    assert_eq!(<SubscribableEvent as utoipa::ToSchema>::name(), "EventType");
+    assert_eq!(
+        SubscribableEvent::WIRE,
+        [
+            "message.sent",
+            "message.failed",
+            "grant.revoked",
+            "follow.created",
+            "follow.updated",
+            "follow.deleted",
+            "broadcast.completed",
+        ]
+    );
 }
 
 #[test]

@@ -63,7 +63,7 @@ e2e!(
                 .into_inner();
             let business = detail.business.unwrap();
             assert_eq!(business.user_id, biz.id);
-            assert_eq!(business.mode, "live");
+            assert_eq!(business.mode.as_str(), "live");
             assert_eq!(business.phone_number, OWNER);
             assert_eq!(detail.team.len(), 2);
             assert_eq!(detail.apps.len(), 1, "the fixture's app");

@@ -59,7 +59,7 @@ async fn counters(app: &TestApp, biz: &Business) -> (i64, i64, i64) {
 async fn job_status(app: &TestApp, job: &pb::Job) -> (String, i32, Option<i32>, Option<String>) {
     let row = delivery(app, job.delivery_id.parse().unwrap()).await;
     (
-        row.status,
+        row.status.to_string(),
         row.attempts,
         row.last_http_status,
         row.lease_token,

@@ -36,7 +36,7 @@ e2e!(
 
         let events = outcome_events(&app, &biz).await;
         assert_eq!(events.len(), 1);
-        assert_eq!(events[0].event_type, "message.sent");
+        assert_eq!(events[0].event_type.as_str(), "message.sent");
         let data: Value = serde_json::from_str(&events[0].data).unwrap();
         assert_eq!(data["message_send_id"], id.as_str());
         assert_eq!(data["category"], "utility");

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use proto::vocabulary::{FailureReason, UserStatus};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{Value, json};
 
@@ -134,7 +135,7 @@ e2e!(
         let events = outcome_events(&app, &biz).await;
         let failed: Vec<_> = events
             .iter()
-            .filter(|e| e.event_type == "message.failed")
+            .filter(|e| e.event_type.as_str() == "message.failed")
             .collect();
         assert_eq!((events.len(), failed.len()), (2, 1), "{events:?}");
         let data: Value = serde_json::from_str(&failed[0].data).unwrap();
@@ -184,7 +185,7 @@ e2e!(
                 .await
                 .unwrap()
                 .unwrap();
-        assert_eq!(pending.status, "accepted");
+        assert_eq!(pending.status.as_str(), "accepted");
         // A new core on the same database delivers it.
         let restarted = app.second_stack(|_| {}).await;
         let delivered = eventually("the new core decided the message", async || {
@@ -535,20 +536,14 @@ e2e!(
         }
         let first = handed.try_recv().expect("handed").message;
         let second = handed.try_recv().expect("handed").message;
-        let delivered = Outcome {
-            delivered: true,
-            reason: None,
-        };
-        let failed = Outcome {
-            delivered: false,
-            reason: Some("provider_error".into()),
-        };
+        let delivered = Outcome::Delivered;
+        let failed = Outcome::Failed(FailureReason::ProviderRejected);
         let now = core_service::clock::Clock::now(&app.clock);
         // The first is decided, then a batch holding it again (a lease that lapsed mid-delivery)
         // and the second: only the second is recorded by it.
         let recorded = record_outcomes(
             &app.core.db,
-            &[(first.clone(), delivered.clone())],
+            &[(first.clone(), delivered)],
             &[first.id],
             now,
             Default::default(),
@@ -558,7 +553,7 @@ e2e!(
         assert_eq!((recorded.decided, recorded.queued), (1, 1));
         let recorded = record_outcomes(
             &app.core.db,
-            &[(first.clone(), failed.clone()), (second.clone(), failed)],
+            &[(first.clone(), failed), (second.clone(), failed)],
             &[first.id, second.id],
             now,
             Default::default(),
@@ -574,7 +569,7 @@ e2e!(
         let mut events: Vec<String> = outcome_events(&app, &biz)
             .await
             .into_iter()
-            .map(|e| e.event_type)
+            .map(|e| e.event_type.to_string())
             .collect();
         events.sort();
         assert_eq!(events, ["message.failed", "message.sent"]);
@@ -631,18 +626,15 @@ e2e!(
         let first = handed.try_recv().expect("handed").message;
         let second = handed.try_recv().expect("handed").message;
         let ids = [first.id, second.id];
-        let delivered = Outcome {
-            delivered: true,
-            reason: None,
-        };
+        let delivered = Outcome::Delivered;
         let decided = [
-            (first.clone(), delivered.clone()),
+            (first.clone(), delivered),
             (second.clone(), delivered),
         ];
         let messages = [&first, &second];
         let inboxed = Some(Inboxed {
             messages: &messages,
-            active_status: "active",
+            active_status: UserStatus::Active,
         });
         let db = &app.core.db;
         let cache = &app.core.endpoint_cache;

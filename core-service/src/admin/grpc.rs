@@ -22,7 +22,7 @@ pub fn user_pb(user: users::Model) -> pb::User {
     pb::User {
         id: user.id.to_string(),
         phone_number: user.phone_number,
-        status: user.status,
+        status: user.status.to_string(),
         created_at: rfc3339(user.created_at),
     }
 }
@@ -116,7 +116,7 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
     ) -> Result<Response<pb::FoundUser>, Status> {
         let found = service::find_user(&self.core, &request.get_ref().phone_number).await?;
         let (business_account_id, role) = match found.membership {
-            Some((id, role)) => (Some(id.to_string()), Some(role)),
+            Some((id, role)) => (Some(id.to_string()), Some(role.to_string())),
             None => (None, None),
         };
         Ok(Response::new(pb::FoundUser {

@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use crate::business::service::AccountView;
 use crate::business::store as business_store;
-use crate::domain::{BusinessMode, BusinessStatus, PhoneNumber, UserStatus};
+use crate::domain::{BusinessMode, BusinessStatus, PhoneNumber, Role, UserStatus};
 use crate::entities::{business_accounts, users};
 use crate::error::{AppError, AppResult, is_unique_violation};
 use crate::identity::store as identity_store;
@@ -25,7 +25,7 @@ pub async fn create_user(core: &Core, phone: &str) -> AppResult<users::Model> {
     match identity_store::insert_user(
         &core.db,
         phone.as_str(),
-        UserStatus::Active.as_str(),
+        UserStatus::Active,
         core.clock.now(),
     )
     .await
@@ -48,7 +48,7 @@ pub async fn set_user_status(core: &Core, phone: &str, status: &str) -> AppResul
     let phone = PhoneNumber::parse(phone)?;
     let status = UserStatus::parse(status, "status")?;
     let user = user_with_phone(core, &phone).await?;
-    identity_store::set_user_status(&core.db, user, status.as_str(), core.clock.now()).await
+    identity_store::set_user_status(&core.db, user, status, core.clock.now()).await
 }
 
 /// Sets a business's mode and/or status. Errors: `invalid_request`, `business_not_found`.
@@ -69,10 +69,10 @@ pub async fn set_business(
         .ok_or_else(not_found)?;
     let mut active: business_accounts::ActiveModel = business.into();
     if let Some(mode) = mode {
-        active.mode = Set(mode.as_str().to_string());
+        active.mode = Set(mode);
     }
     if let Some(status) = status {
-        active.status = Set(status.as_str().to_string());
+        active.status = Set(status);
     }
     active.updated_at = Set(core.clock.now());
     let saved = business_store::save_business(&core.db, active).await?;
@@ -163,7 +163,13 @@ pub async fn create_demo(core: &Core, confirm: bool, followers: u32) -> AppResul
         },
     )
     .await?;
-    let business = set_business(core, &owner.id.to_string(), Some("live"), None).await?;
+    let business = set_business(
+        core,
+        &owner.id.to_string(),
+        Some(BusinessMode::Live.as_str()),
+        None,
+    )
+    .await?;
     let scopes: Vec<String> = crate::domain::Scope::ALL
         .iter()
         .map(|s| s.as_str().to_string())
@@ -190,13 +196,9 @@ pub async fn create_demo(core: &Core, confirm: bool, followers: u32) -> AppResul
                 phones.push(phone);
             }
         }
-        let ids = identity_store::ensure_users(
-            &core.db,
-            &phones,
-            UserStatus::Active.as_str(),
-            core.clock.now(),
-        )
-        .await?;
+        let ids =
+            identity_store::ensure_users(&core.db, &phones, UserStatus::Active, core.clock.now())
+                .await?;
         let mut people = Vec::with_capacity(phones.len());
         for phone in phones {
             let id = *ids
@@ -230,7 +232,7 @@ pub async fn create_demo(core: &Core, confirm: bool, followers: u32) -> AppResul
 /// A user found by phone, with their business and role.
 pub struct FoundUser {
     pub user: users::Model,
-    pub membership: Option<(Uuid, String)>,
+    pub membership: Option<(Uuid, Role)>,
 }
 
 /// Errors: `invalid_phone_number`, `user_not_found`.

@@ -20,6 +20,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use proto::vocabulary::{Category, MessageSource, MessageStatus, UserStatus};
 use sea_orm::TransactionTrait;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
@@ -27,10 +28,10 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use super::store::{self, Recipient};
-use crate::consent::service::ACTIVE;
 use crate::entities::{broadcasts, messages};
 use crate::error::AppResult;
 use crate::limits::Rate;
+use crate::messaging::rules;
 use crate::state::Core;
 
 /// How long a lease holds without renewal; every batch renews it (at least every 5 s).
@@ -177,7 +178,14 @@ impl Runner {
             crate::db::analyze_after_load(&core.db, &["broadcast_recipients"], rows).await;
             return Ok(Step::Created(0));
         }
-        let live = store::business_live(&txn, current.business_id).await?;
+        // A business may still broadcast while it is live and active and its owner (a
+        // business is its owner's profile) is an active user.
+        let live = store::business_state(&txn, current.business_id)
+            .await?
+            .is_some_and(|(status, mode, owner)| {
+                rules::require_live(status, mode).is_ok()
+                    && owner.is_none_or(|o| o == UserStatus::Active)
+            });
         let page = if live {
             store::recipients_after(&txn, &current, self.batch_size(&current)).await?
         } else {
@@ -197,7 +205,7 @@ impl Runner {
         };
         let created: Vec<messages::Model> = page
             .iter()
-            .filter(|r| consents(r, &current.category))
+            .filter(|r| consents(r, current.category))
             .map(|r| message(&current, r, now))
             .collect();
         let skipped = (page.len() - created.len()) as i64;
@@ -213,7 +221,7 @@ impl Runner {
                 crate::limits::take_in(&txn, &key, rate, created.len() as u32, now_us).await?
             {
                 txn.rollback().await?;
-                crate::limits::count_refusal("broadcast");
+                crate::limits::count_refusal(MessageSource::Broadcast.as_str());
                 store::renew(&core.db, &current, &self.owner, lease_until).await?;
                 return Ok(Step::Wait(wait));
             }
@@ -237,8 +245,8 @@ impl Runner {
             core.dispatch_wakeup.notify_one();
             metrics::counter!(
                 "messages_accepted_total",
-                "source" => "broadcast",
-                "category" => if current.category == "marketing" { "marketing" } else { "utility" },
+                "source" => MessageSource::Broadcast.as_str(),
+                "category" => current.category.as_str(),
             )
             .increment(created.len() as u64);
         }
@@ -251,10 +259,14 @@ impl Runner {
 
 /// Whether a recipient still consents when their message is created: they follow the business,
 /// and for marketing they are opted in.
-fn consents(recipient: &Recipient, category: &str) -> bool {
+fn consents(recipient: &Recipient, category: Category) -> bool {
     recipient.phone.is_some()
-        && recipient.follow_status.as_deref() == Some(ACTIVE)
-        && (category != "marketing" || recipient.marketing_opt_in)
+        && rules::check_consent(
+            recipient.follow_status,
+            recipient.marketing_opt_in,
+            category,
+        )
+        .is_ok()
 }
 
 fn message(
@@ -265,17 +277,15 @@ fn message(
     messages::Model {
         id: Uuid::now_v7(),
         business_id: broadcast.business_id,
-        source: crate::messaging::service::Source::Broadcast
-            .as_str()
-            .to_string(),
+        source: MessageSource::Broadcast,
         app_id: broadcast.app_id,
         sender_user_id: None,
         recipient_user_id: recipient.user_id,
         to_phone: recipient.phone.clone().unwrap_or_default(),
-        category: broadcast.category.clone(),
+        category: broadcast.category,
         body: broadcast.body.clone(),
         message_content: broadcast.message_content.clone(),
-        status: "accepted".to_string(),
+        status: MessageStatus::Accepted,
         failure_reason: None,
         emits_event: true,
         created_at: now,

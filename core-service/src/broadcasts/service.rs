@@ -9,6 +9,7 @@
 
 use chrono::{DateTime, Utc};
 use proto::ErrorCode;
+use proto::vocabulary::{BroadcastCategory, BroadcastStatus, MessageSource};
 use sea_orm::TransactionTrait;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
@@ -59,10 +60,13 @@ pub fn max_pace(core: &Core) -> i64 {
 
 fn parse(core: &Core, fields: &BroadcastFields) -> AppResult<Parsed> {
     let name = crate::domain::parse_name("name", fields.name.as_deref().unwrap_or(""))?;
-    let category = match fields.category.as_deref() {
-        Some("utility") => Category::Utility,
-        Some("marketing") => Category::Marketing,
-        _ => {
+    let category = match fields
+        .category
+        .as_deref()
+        .and_then(BroadcastCategory::from_wire)
+    {
+        Some(category) => Category::from(category),
+        None => {
             return Err(AppError::new(
                 ErrorCode::InvalidMessageCategory,
                 "category: utility or marketing (authentication and service messages go to one \
@@ -93,7 +97,7 @@ fn parse(core: &Core, fields: &BroadcastFields) -> AppResult<Parsed> {
     };
     let key = content::parse_idempotency_key(fields.idempotency_key.as_deref())?;
     let canonical = serde_json::json!({
-        "kind": "broadcast",
+        "kind": MessageSource::Broadcast,
         "name": name,
         "category": category.as_str(),
         "body": body,
@@ -134,7 +138,7 @@ pub async fn create_console(
 ) -> AppResult<(broadcasts::Model, bool)> {
     console.require_manager()?;
     let parsed = parse(core, &fields)?;
-    require_live(&console.business.status, &console.business.mode)?;
+    require_live(console.business.status, console.business.mode)?;
     let creator = Creator {
         business_id: console.business.id,
         app_id: None,
@@ -165,7 +169,7 @@ pub async fn create_app(
     };
     require_scope(&scopes, scope)?;
     let business = business_of(&context)?;
-    require_live(&business.status, &business.mode)?;
+    require_live(business.status, business.mode)?;
     let creator = Creator {
         business_id: context.business_id,
         app_id: Some(context.app_id),
@@ -186,10 +190,14 @@ async fn create(
         id: Uuid::now_v7(),
         business_id: creator.business_id,
         name: parsed.name,
-        category: parsed.category.as_str().to_string(),
+        category: parsed.category,
         body: parsed.body,
         message_content: parsed.content.map(|c| c.to_string()),
-        status: if scheduled { "scheduled" } else { "running" }.to_string(),
+        status: if scheduled {
+            BroadcastStatus::Scheduled
+        } else {
+            BroadcastStatus::Running
+        },
         send_at: parsed.send_at,
         max_per_second: parsed.max_per_second,
         app_id: creator.app_id,
@@ -222,7 +230,7 @@ async fn create(
     match created {
         Created::New(broadcast) => {
             core.broadcast_wakeup.notify_one();
-            metrics::counter!("broadcasts_created_total", "category" => broadcast.category.clone())
+            metrics::counter!("broadcasts_created_total", "category" => broadcast.category.as_str())
                 .increment(1);
             Ok((broadcast, false))
         }
@@ -240,9 +248,6 @@ pub struct ListQuery {
     pub status: Option<String>,
 }
 
-/// The statuses a broadcast can have.
-pub const STATUSES: &[&str] = &["scheduled", "running", "completed", "canceled"];
-
 /// The caller's business's broadcasts, newest first, `limit` at a time after `starting_after`
 /// (the id of the previous page's last broadcast), filtered by status. Returns the page and
 /// whether more follow.
@@ -256,7 +261,7 @@ pub async fn list(
     query: ListQuery,
 ) -> AppResult<(Vec<broadcasts::Model>, bool)> {
     let limit = crate::domain::page_limit(query.limit)?;
-    let status = crate::domain::one_of("status", query.status.as_deref(), STATUSES)?;
+    let status = crate::domain::filter("status", query.status.as_deref(), BroadcastStatus::parse)?;
     let after = match crate::domain::cursor_id(query.starting_after.as_deref(), "a broadcast")? {
         None => None,
         Some(id) => {
@@ -266,14 +271,7 @@ pub async fn list(
             Some((cursor.created_at, cursor.id))
         }
     };
-    let rows = store::list(
-        &core.db,
-        console.business.id,
-        status.as_deref(),
-        after,
-        limit + 1,
-    )
-    .await?;
+    let rows = store::list(&core.db, console.business.id, status, after, limit + 1).await?;
     Ok(crate::domain::split_page(rows, limit))
 }
 
@@ -306,7 +304,7 @@ async fn app_business(core: &Core, token: &AppToken, business_account_id: &str) 
     if Uuid::parse_str(business_account_id.trim()).ok() != Some(context.business_id) {
         return Err(mismatch());
     }
-    require_active(&business_of(&context)?.status)?;
+    require_active(business_of(&context)?.status)?;
     Ok(context.business_id)
 }
 
@@ -351,7 +349,7 @@ pub async fn cancel_app(
     cancel(core, broadcast).await
 }
 
-fn not_cancelable(status: &str) -> AppError {
+fn not_cancelable(status: impl std::fmt::Display) -> AppError {
     AppError::new(
         ErrorCode::BroadcastNotCancelable,
         format!("only a scheduled or running broadcast can be canceled; this one is {status}"),
@@ -359,8 +357,11 @@ fn not_cancelable(status: &str) -> AppError {
 }
 
 async fn cancel(core: &Core, broadcast: broadcasts::Model) -> AppResult<broadcasts::Model> {
-    if !["scheduled", "running"].contains(&broadcast.status.as_str()) {
-        return Err(not_cancelable(&broadcast.status));
+    if !matches!(
+        broadcast.status,
+        BroadcastStatus::Scheduled | BroadcastStatus::Running
+    ) {
+        return Err(not_cancelable(broadcast.status));
     }
     let now = core.clock.now();
     let txn = core.db.begin().await?;
@@ -368,7 +369,7 @@ async fn cancel(core: &Core, broadcast: broadcasts::Model) -> AppResult<broadcas
         drop(txn);
         let status = store::find(&core.db, broadcast.business_id, broadcast.id)
             .await?
-            .map_or_else(|| "gone".to_string(), |b| b.status);
+            .map_or_else(|| "gone".to_string(), |b| b.status.to_string());
         return Err(not_cancelable(&status));
     };
     let queued = record(&txn, event, now).await?;

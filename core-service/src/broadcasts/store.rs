@@ -2,6 +2,9 @@
 //! canceling, and the runner's lease, start and batches. No rules here.
 
 use chrono::{DateTime, Utc};
+use proto::vocabulary::{
+    BroadcastStatus, BusinessMode, BusinessStatus, FollowStatus, MessageStatus, UserStatus,
+};
 use sea_orm::sea_query::{Expr, ExprTrait as _, OnConflict};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, FromQueryResult, QueryFilter,
@@ -144,7 +147,7 @@ pub async fn find(
 pub async fn list(
     db: &impl ConnectionTrait,
     business_id: Uuid,
-    status: Option<&str>,
+    status: Option<BroadcastStatus>,
     after: Option<(DateTime<Utc>, Uuid)>,
     limit: u64,
 ) -> AppResult<Vec<broadcasts::Model>> {
@@ -179,7 +182,10 @@ pub async fn cancel(
     now: DateTime<Utc>,
 ) -> AppResult<Option<(broadcasts::Model, Option<NewEvent>)>> {
     let canceled = broadcasts::Entity::update_many()
-        .col_expr(broadcasts::Column::Status, Expr::value("canceled"))
+        .col_expr(
+            broadcasts::Column::Status,
+            Expr::value(BroadcastStatus::Canceled),
+        )
         .col_expr(
             broadcasts::Column::NotCreated,
             Expr::cust("CASE WHEN audience IS NULL THEN 0 ELSE audience - accepted - skipped END"),
@@ -191,7 +197,10 @@ pub async fn cancel(
             Expr::value(Option::<String>::None),
         )
         .filter(broadcasts::Column::Id.eq(id))
-        .filter(broadcasts::Column::Status.is_in(["scheduled", "running"]))
+        .filter(
+            broadcasts::Column::Status
+                .is_in([BroadcastStatus::Scheduled, BroadcastStatus::Running]),
+        )
         .exec_with_returning(txn)
         .await?
         .pop();
@@ -252,7 +261,7 @@ pub async fn ours(
 ) -> AppResult<Option<broadcasts::Model>> {
     Ok(broadcasts::Entity::find_by_id(id)
         .filter(broadcasts::Column::LeaseOwner.eq(owner))
-        .filter(broadcasts::Column::Status.eq("running"))
+        .filter(broadcasts::Column::Status.eq(BroadcastStatus::Running))
         .filter(broadcasts::Column::CreationDone.eq(false))
         .one(db)
         .await?)
@@ -268,7 +277,7 @@ fn unchanged(
     let update = update
         .filter(broadcasts::Column::Id.eq(broadcast.id))
         .filter(broadcasts::Column::LeaseOwner.eq(owner))
-        .filter(broadcasts::Column::Status.eq("running"))
+        .filter(broadcasts::Column::Status.eq(BroadcastStatus::Running))
         .filter(broadcasts::Column::CreationDone.eq(false));
     match broadcast.cursor {
         Some(cursor) => update.filter(broadcasts::Column::Cursor.eq(cursor)),
@@ -365,7 +374,7 @@ pub struct Recipient {
     pub user_id: Uuid,
     /// None when the user is gone.
     pub phone: Option<String>,
-    pub follow_status: Option<String>,
+    pub follow_status: Option<FollowStatus>,
     pub marketing_opt_in: bool,
 }
 
@@ -475,7 +484,12 @@ pub async fn advance(
     }
     let mut tally = Tally::new();
     for message in created {
-        tally.accepted(message.business_id, &message.category, "accepted", now_ms);
+        tally.accepted(
+            message.business_id,
+            message.category,
+            MessageStatus::Accepted,
+            now_ms,
+        );
     }
     tally.apply(txn).await?;
     Ok(true)
@@ -503,7 +517,10 @@ pub async fn finish(
         );
     if canceled {
         update = update
-            .col_expr(broadcasts::Column::Status, Expr::value("canceled"))
+            .col_expr(
+                broadcasts::Column::Status,
+                Expr::value(BroadcastStatus::Canceled),
+            )
             .col_expr(
                 broadcasts::Column::NotCreated,
                 Expr::cust("COALESCE(audience, 0) - accepted - skipped"),
@@ -521,9 +538,12 @@ pub async fn finish(
     Ok(Ok(outbox::complete_broadcast(txn, id, now).await?))
 }
 
-/// Whether the business may still broadcast: its status and mode, and whether its owner is an
-/// active user (a business is its owner's profile).
-pub async fn business_live(db: &impl ConnectionTrait, business_id: Uuid) -> AppResult<bool> {
+/// A business's status and mode, and its owner's status (None when the owner is gone): what
+/// decides whether it may still broadcast. None when the business is gone.
+pub async fn business_state(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+) -> AppResult<Option<(BusinessStatus, BusinessMode, Option<UserStatus>)>> {
     let row = db
         .query_one_raw(statement(
             db,
@@ -533,10 +553,11 @@ pub async fn business_live(db: &impl ConnectionTrait, business_id: Uuid) -> AppR
         ))
         .await?;
     let Some(row) = row else {
-        return Ok(false);
+        return Ok(None);
     };
-    let status: String = row.try_get("", "status")?;
-    let mode: String = row.try_get("", "mode")?;
-    let owner: Option<String> = row.try_get("", "owner_status")?;
-    Ok(status == "active" && mode == "live" && owner.is_none_or(|o| o == "active"))
+    Ok(Some((
+        row.try_get("", "status")?,
+        row.try_get("", "mode")?,
+        row.try_get("", "owner_status")?,
+    )))
 }

@@ -22,8 +22,8 @@ pub fn account_pb(view: AccountView) -> pb::BusinessAccount {
         business_name: b.business_name,
         category: b.category,
         website_url: b.website_url,
-        status: b.status,
-        mode: b.mode,
+        status: b.status.to_string(),
+        mode: b.mode.to_string(),
         phone_number: view.phone_number,
         created_at: rfc3339(b.created_at),
     }
@@ -82,7 +82,7 @@ pub fn member_pb(m: super::store::Member) -> pb::TeamMember {
     pb::TeamMember {
         user_id: m.user_id.to_string(),
         phone_number: m.phone_number,
-        role: m.role,
+        role: m.role.to_string(),
         added_at: rfc3339(m.added_at),
     }
 }

@@ -108,8 +108,8 @@ pub async fn create_sandbox(core: &Core, user: &User, input: NewAccount) -> AppR
         business_name: name.into_string(),
         category,
         website_url,
-        mode: BusinessMode::Sandbox.as_str(),
-        status: BusinessStatus::Active.as_str(),
+        mode: BusinessMode::Sandbox,
+        status: BusinessStatus::Active,
     };
     let business = match store::insert_business(&core.db, new, core.clock.now()).await {
         Ok(business) => business,

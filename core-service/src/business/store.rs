@@ -1,6 +1,7 @@
 //! Queries for business accounts and team members. No rules here.
 
 use chrono::{DateTime, Utc};
+use proto::vocabulary::{BusinessMode, BusinessStatus, Role};
 use sea_orm::{
     ActiveModelTrait, ConnectionTrait, DatabaseConnection, EntityTrait, Set, TransactionTrait,
 };
@@ -14,7 +15,7 @@ use crate::error::AppResult;
 pub struct Member {
     pub user_id: Uuid,
     pub phone_number: String,
-    pub role: String,
+    pub role: Role,
     pub added_at: DateTime<Utc>,
 }
 
@@ -39,8 +40,8 @@ pub struct NewBusiness {
     pub business_name: String,
     pub category: Option<String>,
     pub website_url: Option<String>,
-    pub mode: &'static str,
-    pub status: &'static str,
+    pub mode: BusinessMode,
+    pub status: BusinessStatus,
 }
 
 /// Creates the business and its owner's membership in one transaction.
@@ -55,8 +56,8 @@ pub async fn insert_business(
         business_name: Set(new.business_name),
         category: Set(new.category),
         website_url: Set(new.website_url),
-        status: Set(new.status.to_string()),
-        mode: Set(new.mode.to_string()),
+        status: Set(new.status),
+        mode: Set(new.mode),
         created_at: Set(now),
         updated_at: Set(now),
     }
@@ -65,7 +66,7 @@ pub async fn insert_business(
     team_members::ActiveModel {
         user_id: Set(new.owner),
         business_id: Set(new.owner),
-        role: Set("owner".to_string()),
+        role: Set(Role::Owner),
         added_at: Set(now),
     }
     .insert(&txn)
@@ -114,13 +115,13 @@ pub async fn insert_member(
     db: &impl ConnectionTrait,
     business_id: Uuid,
     user_id: Uuid,
-    role: &str,
+    role: Role,
     now: DateTime<Utc>,
 ) -> Result<team_members::Model, sea_orm::DbErr> {
     team_members::ActiveModel {
         user_id: Set(user_id),
         business_id: Set(business_id),
-        role: Set(role.to_string()),
+        role: Set(role),
         added_at: Set(now),
     }
     .insert(db)
@@ -131,10 +132,10 @@ pub async fn insert_member(
 pub async fn set_role(
     db: &impl ConnectionTrait,
     member: team_members::Model,
-    role: &str,
+    role: Role,
 ) -> AppResult<Option<team_members::Model>> {
     let mut active: team_members::ActiveModel = member.into();
-    active.role = Set(role.to_string());
+    active.role = Set(role);
     match active.update(db).await {
         Ok(member) => Ok(Some(member)),
         Err(sea_orm::DbErr::RecordNotUpdated) => Ok(None),
@@ -151,7 +152,7 @@ pub async fn remove_member(
     team_members::Entity::delete_many()
         .filter(team_members::Column::BusinessId.eq(business_id))
         .filter(team_members::Column::UserId.eq(user_id))
-        .filter(team_members::Column::Role.ne("owner"))
+        .filter(team_members::Column::Role.ne(Role::Owner))
         .exec(db)
         .await?;
     Ok(())

@@ -2,6 +2,7 @@
 //! them; nobody changes or removes the owner; a user is on at most one team.
 
 use proto::ErrorCode;
+use proto::vocabulary::AssignableRole;
 use uuid::Uuid;
 
 use super::store::{self, Member};
@@ -29,15 +30,9 @@ pub async fn upsert(
     role: &str,
 ) -> AppResult<Member> {
     console.require_manager()?;
-    let role = match Role::parse(role, "role")? {
-        Role::Owner => {
-            return Err(AppError::new(
-                ErrorCode::InvalidRequest,
-                "role: must be admin or member",
-            ));
-        }
-        role => role,
-    };
+    let role = Role::from(AssignableRole::from_wire(role).ok_or_else(|| {
+        AppError::new(ErrorCode::InvalidRequest, "role: must be admin or member")
+    })?);
     let phone = PhoneNumber::parse(phone)?;
     let user = identity_store::user_by_phone(&core.db, phone.as_str())
         .await?
@@ -53,21 +48,19 @@ pub async fn upsert(
                     "this user belongs to another business",
                 ));
             }
-            Some(m) if m.role == Role::Owner.as_str() => {
+            Some(m) if m.role == Role::Owner => {
                 return Err(AppError::new(
                     ErrorCode::CannotRemoveOwner,
                     "the owner's role cannot change",
                 ));
             }
             Some(m) => {
-                let saved = store::set_role(&core.db, m, role.as_str())
-                    .await?
-                    .ok_or_else(|| {
-                        AppError::new(
-                            ErrorCode::TeamMemberNotFound,
-                            "this person was removed from the team meanwhile",
-                        )
-                    })?;
+                let saved = store::set_role(&core.db, m, role).await?.ok_or_else(|| {
+                    AppError::new(
+                        ErrorCode::TeamMemberNotFound,
+                        "this person was removed from the team meanwhile",
+                    )
+                })?;
                 return Ok(Member {
                     user_id: user.id,
                     phone_number: user.phone_number,
@@ -76,14 +69,8 @@ pub async fn upsert(
                 });
             }
             None => {
-                match store::insert_member(
-                    &core.db,
-                    business_id,
-                    user.id,
-                    role.as_str(),
-                    core.clock.now(),
-                )
-                .await
+                match store::insert_member(&core.db, business_id, user.id, role, core.clock.now())
+                    .await
                 {
                     Ok(saved) => {
                         return Ok(Member {
@@ -115,7 +102,7 @@ pub async fn remove(core: &Core, console: &caller::Member, user_id: &str) -> App
         .await?
         .filter(|m| m.business_id == console.business.id)
         .ok_or_else(|| AppError::new(ErrorCode::TeamMemberNotFound, "not on this team"))?;
-    if member.role == Role::Owner.as_str() {
+    if member.role == Role::Owner {
         return Err(AppError::new(
             ErrorCode::CannotRemoveOwner,
             "the owner cannot be removed",

@@ -8,9 +8,9 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use proto::ErrorCode;
+use proto::vocabulary::FollowStatus;
 use uuid::Uuid;
 
-use super::service::ACTIVE;
 use super::store::{self, FollowerFilter};
 use crate::caller::Member;
 use crate::domain::PhoneNumber;
@@ -44,17 +44,11 @@ pub async fn list(
 ) -> AppResult<(Vec<follows::Model>, bool)> {
     let limit = crate::domain::page_limit(query.limit)?;
     let filter = FollowerFilter {
-        status: crate::domain::one_of(
-            "status",
-            query.status.as_deref(),
-            &[ACTIVE, super::service::UNFOLLOWED],
-        )?,
-        marketing_opt_in: crate::domain::one_of(
+        status: crate::domain::filter("status", query.status.as_deref(), FollowStatus::parse)?,
+        marketing_opt_in: crate::domain::bool_filter(
             "marketing_opt_in",
             query.marketing_opt_in.as_deref(),
-            &["true", "false"],
-        )?
-        .map(|v| v == "true"),
+        )?,
     };
     let business_id = console.business.id;
     let after = match crate::domain::cursor_id(query.starting_after.as_deref(), "a follower")? {
@@ -137,7 +131,7 @@ pub async fn lookup(
         .into_iter()
         .map(|phone_number| {
             let follow = found.get(&phone_number).and_then(|(_, f)| f.as_ref());
-            let active = follow.is_some_and(|f| f.status == ACTIVE);
+            let active = follow.is_some_and(|f| f.status == FollowStatus::Active);
             Lookup {
                 follows: active,
                 marketing_opt_in: active && follow.is_some_and(|f| f.marketing_opt_in),

@@ -20,7 +20,7 @@ pub fn follow_pb(f: follows::Model) -> pb::Follow {
     pb::Follow {
         business_account_id: f.business_id.to_string(),
         user_id: f.user_id.to_string(),
-        status: f.status,
+        status: f.status.to_string(),
         marketing_opt_in: f.marketing_opt_in,
         followed_at: f.followed_at.map(rfc3339),
         updated_at: f.updated_at.map(rfc3339),
@@ -85,7 +85,7 @@ pub struct AudienceGrpc {
 fn follower_pb(f: follows::Model) -> pb::Follower {
     pb::Follower {
         user_id: f.user_id.to_string(),
-        status: f.status,
+        status: f.status.to_string(),
         marketing_opt_in: f.marketing_opt_in,
         followed_at: f.followed_at.map(rfc3339),
         updated_at: f.updated_at.map(rfc3339),
@@ -95,9 +95,9 @@ fn follower_pb(f: follows::Model) -> pb::Follower {
 fn change_pb(c: follow_changes::Model) -> pb::FollowerChange {
     pb::FollowerChange {
         at: rfc3339(c.at),
-        status: c.status,
+        status: c.status.to_string(),
         marketing_opt_in: c.marketing_opt_in,
-        source: c.source,
+        source: c.source.to_string(),
     }
 }
 

@@ -9,38 +9,26 @@
 
 use chrono::{DateTime, Utc};
 use proto::ErrorCode;
+use proto::vocabulary::{ChangeSource, EventType, FollowStatus};
 use sea_orm::TransactionTrait;
 use uuid::Uuid;
 
 use super::store;
 use crate::business::store as business_store;
 use crate::caller::User;
-use crate::domain::{BusinessMode, BusinessStatus};
 use crate::entities::{business_accounts, follows};
 use crate::error::{AppError, AppResult};
 use crate::state::Core;
 use crate::usage::Tally;
 
-pub const ACTIVE: &str = "active";
-pub const UNFOLLOWED: &str = "unfollowed";
-
-/// The consent ledger's sources: the user's own follow calls, or support on the user's request.
-pub const SOURCE_USER: &str = "user";
-pub const SOURCE_OPERATOR: &str = "operator";
-
-/// The follow events, subscribable by webhooks.
-pub const FOLLOW_CREATED: &str = "follow.created";
-pub const FOLLOW_UPDATED: &str = "follow.updated";
-pub const FOLLOW_DELETED: &str = "follow.deleted";
-
 /// The event a change announces, if it changed the status or the consent.
-fn event_of(before: Option<&follows::Model>, after: &follows::Model) -> Option<&'static str> {
-    let was_active = before.is_some_and(|f| f.status == ACTIVE);
-    match (was_active, after.status == ACTIVE) {
-        (false, true) => Some(FOLLOW_CREATED),
-        (true, false) => Some(FOLLOW_DELETED),
+fn event_of(before: Option<&follows::Model>, after: &follows::Model) -> Option<EventType> {
+    let was_active = before.is_some_and(|f| f.status == FollowStatus::Active);
+    match (was_active, after.status == FollowStatus::Active) {
+        (false, true) => Some(EventType::FollowCreated),
+        (true, false) => Some(EventType::FollowDeleted),
         (true, true) if before.map(|f| f.marketing_opt_in) != Some(after.marketing_opt_in) => {
-            Some(FOLLOW_UPDATED)
+            Some(EventType::FollowUpdated)
         }
         _ => None,
     }
@@ -53,7 +41,7 @@ async fn apply(
     core: &Core,
     business_id: Uuid,
     user_id: Uuid,
-    source: &'static str,
+    source: ChangeSource,
     change: impl Fn(Option<&follows::Model>, DateTime<Utc>) -> AppResult<Option<follows::Model>>,
 ) -> AppResult<Option<follows::Model>> {
     // A first follow racing another first follow of the same pair inserts once; the loser
@@ -116,7 +104,7 @@ pub async fn follow_many(core: &Core, business_id: Uuid, people: &[(Uuid, bool)]
         .map(|(user_id, marketing_opt_in)| follows::Model {
             business_id,
             user_id: *user_id,
-            status: ACTIVE.to_string(),
+            status: FollowStatus::Active,
             marketing_opt_in: *marketing_opt_in,
             followed_at: Some(now),
             updated_at: Some(now),
@@ -127,14 +115,14 @@ pub async fn follow_many(core: &Core, business_id: Uuid, people: &[(Uuid, bool)]
         .map(|follow| store::Change {
             follow,
             at: now,
-            source: SOURCE_USER,
+            source: ChangeSource::User,
         })
         .collect();
     let events = follows
         .iter()
         .map(|follow| crate::events::NewEvent {
             business_id,
-            event_type: FOLLOW_CREATED,
+            event_type: EventType::FollowCreated,
             data: follow_data(follow, now),
             broadcast: false,
         })
@@ -157,7 +145,10 @@ pub async fn follow_many(core: &Core, business_id: Uuid, people: &[(Uuid, bool)]
 
 /// What a follow counts as in the usage counters: (active, marketing_opt_in).
 fn counted(follow: &follows::Model) -> (bool, bool) {
-    (follow.status == ACTIVE, follow.marketing_opt_in)
+    (
+        follow.status == FollowStatus::Active,
+        follow.marketing_opt_in,
+    )
 }
 
 /// The data of a follow event.
@@ -211,32 +202,37 @@ pub async fn put(
             "a business cannot be followed by its owner",
         ));
     }
-    let live = BusinessMode::from_db(&business.mode)? == BusinessMode::Live
-        && BusinessStatus::from_db(&business.status)? == BusinessStatus::Active
+    let live = crate::messaging::rules::require_live(business.status, business.mode).is_ok()
         // A business is its owner's profile: a suspended or banned owner suspends it.
         && crate::identity::store::user_by_id(&core.db, business.id)
             .await?
-            .is_some_and(|owner| owner.status == crate::domain::UserStatus::Active.as_str());
+            .is_some_and(|owner| owner.status == crate::domain::UserStatus::Active);
     if !live {
         return Err(AppError::new(
             ErrorCode::BusinessNotLive,
             "only live, active businesses can be followed",
         ));
     }
-    let follow = apply(core, business.id, user.id, SOURCE_USER, |existing, now| {
-        let followed_at = match existing {
-            Some(f) if f.status == ACTIVE => f.followed_at.or(Some(now)),
-            _ => Some(now),
-        };
-        Ok(Some(follows::Model {
-            business_id: business.id,
-            user_id: user.id,
-            status: ACTIVE.to_string(),
-            marketing_opt_in: marketing_opt_in.unwrap_or(false),
-            followed_at,
-            updated_at: Some(now),
-        }))
-    })
+    let follow = apply(
+        core,
+        business.id,
+        user.id,
+        ChangeSource::User,
+        |existing, now| {
+            let followed_at = match existing {
+                Some(f) if f.status == FollowStatus::Active => f.followed_at.or(Some(now)),
+                _ => Some(now),
+            };
+            Ok(Some(follows::Model {
+                business_id: business.id,
+                user_id: user.id,
+                status: FollowStatus::Active,
+                marketing_opt_in: marketing_opt_in.unwrap_or(false),
+                followed_at,
+                updated_at: Some(now),
+            }))
+        },
+    )
     .await?;
     follow.ok_or_else(|| AppError::internal("a follow was not written"))
 }
@@ -254,16 +250,24 @@ pub async fn patch(
     let business = business(core, business_id).await?;
     let opt_in = marketing_opt_in
         .ok_or_else(|| AppError::new(ErrorCode::InvalidRequest, "marketing_opt_in: is required"))?;
-    let follow = apply(core, business.id, user.id, SOURCE_USER, |existing, now| {
-        let follow = existing.filter(|f| f.status == ACTIVE).ok_or_else(|| {
-            AppError::new(ErrorCode::FollowNotFound, "you do not follow this business")
-        })?;
-        Ok(Some(follows::Model {
-            marketing_opt_in: opt_in,
-            updated_at: Some(now),
-            ..follow.clone()
-        }))
-    })
+    let follow = apply(
+        core,
+        business.id,
+        user.id,
+        ChangeSource::User,
+        |existing, now| {
+            let follow = existing
+                .filter(|f| f.status == FollowStatus::Active)
+                .ok_or_else(|| {
+                    AppError::new(ErrorCode::FollowNotFound, "you do not follow this business")
+                })?;
+            Ok(Some(follows::Model {
+                marketing_opt_in: opt_in,
+                updated_at: Some(now),
+                ..follow.clone()
+            }))
+        },
+    )
     .await?;
     follow.ok_or_else(|| AppError::internal("a follow was not written"))
 }
@@ -273,7 +277,7 @@ pub async fn patch(
 /// Errors: `unauthorized`, `account_suspended`, `business_not_found`.
 pub async fn delete(core: &Core, user: &User, business_id: &str) -> AppResult<()> {
     let business = business(core, business_id).await?;
-    apply(core, business.id, user.id, SOURCE_USER, unfollow).await?;
+    apply(core, business.id, user.id, ChangeSource::User, unfollow).await?;
     Ok(())
 }
 
@@ -284,9 +288,9 @@ fn unfollow(
     now: DateTime<Utc>,
 ) -> AppResult<Option<follows::Model>> {
     Ok(existing
-        .filter(|f| f.status == ACTIVE)
+        .filter(|f| f.status == FollowStatus::Active)
         .map(|f| follows::Model {
-            status: UNFOLLOWED.to_string(),
+            status: FollowStatus::Unfollowed,
             marketing_opt_in: false,
             updated_at: Some(now),
             ..f.clone()
@@ -352,18 +356,18 @@ pub async fn withdraw(
         core,
         business.id,
         user.id,
-        SOURCE_OPERATOR,
+        ChangeSource::Operator,
         |existing, now| {
             let follow = existing.ok_or_else(no_follow)?;
             Ok(match withdrawal {
                 Withdrawal::Unfollow => unfollow(Some(follow), now)?,
-                Withdrawal::MarketingConsent => {
-                    (follow.status == ACTIVE && follow.marketing_opt_in).then(|| follows::Model {
+                Withdrawal::MarketingConsent => (follow.status == FollowStatus::Active
+                    && follow.marketing_opt_in)
+                    .then(|| follows::Model {
                         marketing_opt_in: false,
                         updated_at: Some(now),
                         ..follow.clone()
-                    })
-                }
+                    }),
             })
         },
     )

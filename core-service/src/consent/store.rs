@@ -1,6 +1,7 @@
 //! Queries for follows and their consent ledger. No rules here.
 
 use chrono::{DateTime, Utc};
+use proto::vocabulary::{ChangeSource, FollowStatus};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
     ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder,
@@ -26,7 +27,7 @@ fn row(follow: &follows::Model) -> follows::ActiveModel {
     follows::ActiveModel {
         business_id: Set(follow.business_id),
         user_id: Set(follow.user_id),
-        status: Set(follow.status.clone()),
+        status: Set(follow.status),
         marketing_opt_in: Set(follow.marketing_opt_in),
         followed_at: Set(follow.followed_at),
         updated_at: Set(follow.updated_at),
@@ -80,7 +81,7 @@ pub async fn insert_many(db: &impl ConnectionTrait, follows: &[follows::Model]) 
 pub struct Change<'a> {
     pub follow: &'a follows::Model,
     pub at: DateTime<Utc>,
-    pub source: &'static str,
+    pub source: ChangeSource,
 }
 
 /// Appends many changes to the consent ledger, with one statement.
@@ -92,9 +93,9 @@ pub async fn log_changes(db: &impl ConnectionTrait, changes: &[Change<'_>]) -> A
         business_id: Set(change.follow.business_id),
         user_id: Set(change.follow.user_id),
         at: Set(change.at),
-        status: Set(change.follow.status.clone()),
+        status: Set(change.follow.status),
         marketing_opt_in: Set(change.follow.marketing_opt_in),
-        source: Set(change.source.to_string()),
+        source: Set(change.source),
         ..Default::default()
     });
     follow_changes::Entity::insert_many(rows)
@@ -120,7 +121,7 @@ pub async fn changes(
 /// Filters of the followers list.
 #[derive(Debug, Clone, Default)]
 pub struct FollowerFilter {
-    pub status: Option<String>,
+    pub status: Option<FollowStatus>,
     pub marketing_opt_in: Option<bool>,
 }
 
@@ -134,7 +135,7 @@ pub async fn followers_page(
     limit: u64,
 ) -> AppResult<Vec<follows::Model>> {
     let mut query = follows::Entity::find().filter(follows::Column::BusinessId.eq(business_id));
-    if let Some(status) = &filter.status {
+    if let Some(status) = filter.status {
         query = query.filter(follows::Column::Status.eq(status));
     }
     if let Some(opt_in) = filter.marketing_opt_in {

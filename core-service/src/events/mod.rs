@@ -4,6 +4,7 @@
 //! memory.
 
 use chrono::{DateTime, Utc};
+use proto::vocabulary::{DeliveryStatus, EventType};
 use uuid::Uuid;
 
 use crate::entities::{events, webhook_deliveries, webhooks};
@@ -20,15 +21,7 @@ pub use store::{
 };
 
 /// Events a webhook can subscribe to.
-pub const SUBSCRIBABLE: &[&str] = &[
-    "message.sent",
-    "message.failed",
-    "grant.revoked",
-    "follow.created",
-    "follow.updated",
-    "follow.deleted",
-    "broadcast.completed",
-];
+pub use proto::vocabulary::SubscribableEvent;
 
 /// The job queue's classes: deliveries of broadcast messages' events wait behind every other
 /// due delivery.
@@ -39,7 +32,7 @@ pub const BROADCAST_DELIVERY_CLASS: i32 = 1;
 #[derive(Debug, Clone)]
 pub struct NewEvent {
     pub business_id: Uuid,
-    pub event_type: &'static str,
+    pub event_type: EventType,
     pub data: serde_json::Value,
     /// The outcome of a broadcast message: its deliveries are leased after every other due one.
     pub broadcast: bool,
@@ -98,13 +91,13 @@ impl EndpointCheck {
 }
 
 /// Those of `endpoints` that get `business_id`'s events of `event_type`.
-pub fn subscribed<'a>(
-    endpoints: &'a [webhooks::Model],
+pub fn subscribed(
+    endpoints: &[webhooks::Model],
     business_id: Uuid,
-    event_type: &'a str,
-) -> impl Iterator<Item = &'a webhooks::Model> {
+    event_type: EventType,
+) -> impl Iterator<Item = &webhooks::Model> {
     endpoints.iter().filter(move |w| {
-        w.business_id == business_id && w.events.split(',').any(|e| e == event_type)
+        w.business_id == business_id && w.events.split(',').any(|e| e == event_type.as_str())
     })
 }
 
@@ -138,12 +131,12 @@ pub fn plan(
         let event = events::Model {
             id: Uuid::now_v7(),
             business_id: e.business_id,
-            event_type: e.event_type.to_string(),
+            event_type: e.event_type,
             data: e.data.to_string(),
             created_at: now,
             commit_seq: 0,
         };
-        for endpoint in subscribed(endpoints, event.business_id, &event.event_type) {
+        for endpoint in subscribed(endpoints, event.business_id, event.event_type) {
             let mut row = delivery(endpoint, &event, now, class);
             if let Some(lease) = lease
                 && class == DELIVERY_CLASS
@@ -180,9 +173,9 @@ pub(crate) fn delivery(
         webhook_id: endpoint.id,
         business_id: endpoint.business_id,
         event_id: event.id,
-        event_type: event.event_type.clone(),
+        event_type: event.event_type,
         data: event.data.clone(),
-        status: "pending".to_string(),
+        status: DeliveryStatus::Pending,
         attempts: 0,
         last_http_status: None,
         last_error: None,
@@ -198,4 +191,4 @@ pub(crate) fn delivery(
 }
 
 /// The types an events list shows (every recorded type but `webhook.test`).
-pub const LISTED: &[&str] = SUBSCRIBABLE;
+pub use proto::vocabulary::SubscribableEvent as Listed;

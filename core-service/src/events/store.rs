@@ -1,6 +1,7 @@
 //! The events table's store: recording events with their deliveries, and reading them back.
 
 use chrono::{DateTime, Utc};
+use proto::vocabulary::EventType;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ActiveValue, ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait,
@@ -8,7 +9,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use super::{DELIVERY_CLASS, DeliveryLease, LISTED, LeasedDelivery, NewEvent, delivery, plan};
+use super::{DELIVERY_CLASS, DeliveryLease, LeasedDelivery, Listed, NewEvent, delivery, plan};
 use crate::entities::{events, webhook_deliveries, webhooks};
 use crate::error::AppResult;
 use crate::usage::Tally;
@@ -18,7 +19,7 @@ use crate::usage::Tally;
 pub async fn record(
     db: &impl ConnectionTrait,
     business_id: Uuid,
-    event_type: &'static str,
+    event_type: EventType,
     data: serde_json::Value,
     now: DateTime<Utc>,
     tally: &mut Tally,
@@ -102,7 +103,7 @@ pub async fn record_many_leased(
 pub async fn record_for(
     db: &impl ConnectionTrait,
     endpoint: &webhooks::Model,
-    event_type: &str,
+    event_type: EventType,
     data: serde_json::Value,
     now: DateTime<Utc>,
     tally: &mut Tally,
@@ -115,14 +116,14 @@ pub async fn record_for(
 async fn insert_event(
     db: &impl ConnectionTrait,
     business_id: Uuid,
-    event_type: &str,
+    event_type: EventType,
     data: &serde_json::Value,
     now: DateTime<Utc>,
 ) -> AppResult<events::Model> {
     let mut rows = vec![events::Model {
         id: Uuid::now_v7(),
         business_id,
-        event_type: event_type.to_string(),
+        event_type,
         data: data.to_string(),
         created_at: now,
         commit_seq: 0,
@@ -187,7 +188,7 @@ pub async fn find_listed(
 ) -> AppResult<Option<events::Model>> {
     Ok(events::Entity::find_by_id(id)
         .filter(events::Column::BusinessId.eq(business_id))
-        .filter(events::Column::EventType.is_in(LISTED.iter().copied()))
+        .filter(events::Column::EventType.is_in(Listed::ALL.iter().map(|listed| listed.widen())))
         .one(db)
         .await?)
 }
@@ -198,15 +199,17 @@ pub async fn find_listed(
 pub async fn page(
     db: &impl ConnectionTrait,
     business_id: Uuid,
-    event_type: Option<&str>,
+    event_type: Option<Listed>,
     position: Position,
     limit: u64,
 ) -> AppResult<Vec<events::Model>> {
     use events::Column::{CommitSeq, Id};
     let mut query = events::Entity::find().filter(events::Column::BusinessId.eq(business_id));
     query = match event_type {
-        Some(t) => query.filter(events::Column::EventType.eq(t)),
-        None => query.filter(events::Column::EventType.is_in(LISTED.iter().copied())),
+        Some(t) => query.filter(events::Column::EventType.eq(t.widen())),
+        None => query.filter(
+            events::Column::EventType.is_in(Listed::ALL.iter().map(|listed| listed.widen())),
+        ),
     };
     if db.get_database_backend() == DbBackend::Postgres {
         query = query.filter(Expr::cust(

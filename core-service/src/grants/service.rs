@@ -1,6 +1,7 @@
 //! The grant rules.
 
 use proto::ErrorCode;
+use proto::vocabulary::EventType;
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, TransactionTrait};
 use uuid::Uuid;
@@ -80,7 +81,7 @@ pub async fn revoke(core: &Core, user_id: Uuid, client_id: &str) -> AppResult<gr
         queued = crate::events::record(
             &txn,
             app.business_id,
-            "grant.revoked",
+            EventType::GrantRevoked,
             data,
             now,
             &mut tally,

@@ -55,13 +55,13 @@ impl pb::identity_service_server::IdentityService for IdentityGrpc {
     async fn who_am_i(&self, request: Request<pb::Empty>) -> Result<Response<pb::Me>, Status> {
         let me = crate::caller::who_am_i(&self.core, authorization(&request)).await?;
         let (business_account_id, role) = match me.business {
-            Some((id, role)) => (Some(id.to_string()), Some(role)),
+            Some((id, role)) => (Some(id.to_string()), Some(role.to_string())),
             None => (None, None),
         };
         Ok(Response::new(pb::Me {
             user_id: me.user.id.to_string(),
             phone_number: me.user.phone_number,
-            status: me.user.status,
+            status: me.user.status.to_string(),
             business_account_id,
             role,
         }))

@@ -1,6 +1,7 @@
 //! Queries for users, one-time codes and refresh tokens. No rules here.
 
 use chrono::{DateTime, Utc};
+use proto::vocabulary::UserStatus;
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
@@ -27,13 +28,13 @@ pub async fn user_by_phone(
 pub async fn insert_user(
     db: &impl ConnectionTrait,
     phone: &str,
-    status: &str,
+    status: UserStatus,
     now: DateTime<Utc>,
 ) -> Result<users::Model, sea_orm::DbErr> {
     users::ActiveModel {
         id: Set(Uuid::now_v7()),
         phone_number: Set(phone.to_string()),
-        status: Set(status.to_string()),
+        status: Set(status),
         created_at: Set(now),
         updated_at: Set(now),
     }
@@ -46,7 +47,7 @@ pub async fn insert_user(
 pub async fn ensure_users(
     db: &impl ConnectionTrait,
     phones: &[String],
-    status: &str,
+    status: UserStatus,
     now: DateTime<Utc>,
 ) -> AppResult<std::collections::HashMap<String, Uuid>> {
     if phones.is_empty() {
@@ -55,7 +56,7 @@ pub async fn ensure_users(
     let rows = phones.iter().map(|phone| users::ActiveModel {
         id: Set(Uuid::now_v7()),
         phone_number: Set(phone.clone()),
-        status: Set(status.to_string()),
+        status: Set(status),
         created_at: Set(now),
         updated_at: Set(now),
     });
@@ -83,11 +84,11 @@ pub async fn ensure_users(
 pub async fn set_user_status(
     db: &impl ConnectionTrait,
     user: users::Model,
-    status: &str,
+    status: UserStatus,
     now: DateTime<Utc>,
 ) -> AppResult<users::Model> {
     let mut active: users::ActiveModel = user.into();
-    active.status = Set(status.to_string());
+    active.status = Set(status);
     active.updated_at = Set(now);
     Ok(active.update(db).await?)
 }

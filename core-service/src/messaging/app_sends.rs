@@ -129,7 +129,7 @@ async fn app_send_from(
     };
     require_scope(&scopes, scope)?;
     let business = business_of(&context)?;
-    require_live(&business.status, &business.mode)?;
+    require_live(business.status, business.mode)?;
     let sender = Sender {
         business_id: context.business_id,
         source: Source::App,
@@ -220,7 +220,7 @@ async fn service_send(
     let timing = raw_timing.check(core.clock.now())?;
     require_scope(&scopes, Scope::Service)?;
     let business = business_of(&context)?;
-    require_live(&business.status, &business.mode)?;
+    require_live(business.status, business.mode)?;
     let sender = Sender {
         business_id: context.business_id,
         source: Source::Service,

@@ -5,6 +5,7 @@
 //! `canceled`). Anything but `scheduled` is 409 `message_not_cancelable`.
 
 use proto::ErrorCode;
+use proto::vocabulary::MessageStatus;
 use uuid::Uuid;
 
 use super::{outbox, service, store};
@@ -17,7 +18,7 @@ fn not_found() -> AppError {
     AppError::new(ErrorCode::MessageNotFound, "no such message")
 }
 
-fn not_cancelable(status: &str) -> AppError {
+fn not_cancelable(status: impl std::fmt::Display) -> AppError {
     AppError::new(
         ErrorCode::MessageNotCancelable,
         format!("only a scheduled message can be canceled; this one is {status}"),
@@ -54,7 +55,7 @@ pub async fn app_cancel(
     if Uuid::parse_str(business_account_id.trim()).ok() != Some(context.business_id) {
         return Err(service::mismatch());
     }
-    super::rules::require_active(&service::business_of(&context)?.status)?;
+    super::rules::require_active(service::business_of(&context)?.status)?;
     let message = super::history::business_message(core, context.business_id, id).await?;
     // Console messages are not an app token's to cancel.
     if message.app_id.is_none() {
@@ -64,8 +65,8 @@ pub async fn app_cancel(
 }
 
 async fn cancel(core: &Core, message: messages::Model) -> AppResult<messages::Model> {
-    if message.status != "scheduled" {
-        return Err(not_cancelable(&message.status));
+    if message.status != MessageStatus::Scheduled {
+        return Err(not_cancelable(message.status));
     }
     match outbox::cancel(&core.db, message.id, core.clock.now()).await? {
         Some((canceled, queued)) => {
@@ -78,7 +79,7 @@ async fn cancel(core: &Core, message: messages::Model) -> AppResult<messages::Mo
         None => {
             let now = store::find_message(&core.db, message.business_id, message.id)
                 .await?
-                .map_or_else(|| "gone".to_string(), |m| m.status);
+                .map_or_else(|| "gone".to_string(), |m| m.status.to_string());
             Err(not_cancelable(&now))
         }
     }

@@ -10,46 +10,21 @@ use crate::error::{AppError, AppResult};
 /// Longest `body` (and marketing `text`), in characters.
 pub const MAX_BODY_CHARS: usize = 4096;
 
-/// What a message is: one of SPEC's categories, or free-form service text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Category {
-    Authentication,
-    Utility,
-    Marketing,
-    Service,
-}
+pub use proto::vocabulary::Category;
 
-impl Category {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Category::Authentication => "authentication",
-            Category::Utility => "utility",
-            Category::Marketing => "marketing",
-            Category::Service => "service",
-        }
-    }
-
-    /// A stored category.
-    pub fn from_db(stored: &str) -> AppResult<Category> {
-        match stored {
-            "service" => Ok(Category::Service),
-            other => Category::parse_sendable(Some(other))
-                .map_err(|_| AppError::internal(format!("bad stored category: {other}"))),
-        }
-    }
-
-    /// A category a category send may name (not `service`).
-    pub fn parse_sendable(input: Option<&str>) -> AppResult<Category> {
-        match input {
-            Some("authentication") => Ok(Category::Authentication),
-            Some("utility") => Ok(Category::Utility),
-            Some("marketing") => Ok(Category::Marketing),
-            _ => Err(AppError::new(
+/// A category a category send may name (not `service`).
+///
+/// Errors: `invalid_message_category`.
+pub fn parse_sendable(input: Option<&str>) -> AppResult<Category> {
+    input
+        .and_then(proto::vocabulary::SendCategory::from_wire)
+        .map(Category::from)
+        .ok_or_else(|| {
+            AppError::new(
                 ErrorCode::InvalidMessageCategory,
                 "category must be authentication, utility or marketing",
-            )),
-        }
-    }
+            )
+        })
 }
 
 /// A send request that has passed every shape check.
@@ -198,7 +173,7 @@ pub fn parse_category_send(
     content_json: Option<&str>,
     idempotency_key: Option<&str>,
 ) -> AppResult<Outgoing> {
-    let category = Category::parse_sendable(category)?;
+    let category = parse_sendable(category)?;
     let to = parse_to(to)?;
     let (body, content) = check_content(category, body, content_json)?;
     Ok(Outgoing {

@@ -19,58 +19,7 @@ use crate::error::{AppError, AppResult};
 use crate::identity::store as identity_store;
 use crate::state::Core;
 
-/// Why a message failed: the `failure_reason` of its history entry and the `reason` of its
-/// `message.failed` event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailureReason {
-    /// The recipient's account is suspended, banned or gone.
-    RecipientInactive,
-    /// The delivery provider refused the message (a 4xx other than 408 and 429).
-    ProviderRejected,
-    /// The provider kept answering 408, 429 or 5xx for the whole retry budget.
-    ProviderUnavailable,
-    /// The provider did not answer in time.
-    ProviderTimeout,
-    /// The provider could not be reached.
-    ProviderUnreachable,
-    /// When it was due, the recipient no longer followed the business, or no longer consented
-    /// to its marketing.
-    ConsentWithdrawn,
-    /// When it was due, the business was no longer live and active.
-    BusinessNotLive,
-    /// It was not handed out by its `expires_at`.
-    Expired,
-    /// It was canceled while scheduled.
-    Canceled,
-}
-
-impl FailureReason {
-    pub const ALL: &'static [FailureReason] = &[
-        FailureReason::RecipientInactive,
-        FailureReason::ProviderRejected,
-        FailureReason::ProviderUnavailable,
-        FailureReason::ProviderTimeout,
-        FailureReason::ProviderUnreachable,
-        FailureReason::ConsentWithdrawn,
-        FailureReason::BusinessNotLive,
-        FailureReason::Expired,
-        FailureReason::Canceled,
-    ];
-
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            FailureReason::RecipientInactive => "recipient_inactive",
-            FailureReason::ProviderRejected => "provider_rejected",
-            FailureReason::ProviderUnavailable => "provider_unavailable",
-            FailureReason::ProviderTimeout => "provider_timeout",
-            FailureReason::ProviderUnreachable => "provider_unreachable",
-            FailureReason::ConsentWithdrawn => "consent_withdrawn",
-            FailureReason::BusinessNotLive => "business_not_live",
-            FailureReason::Expired => "expired",
-            FailureReason::Canceled => "canceled",
-        }
-    }
-}
+pub use proto::vocabulary::FailureReason;
 
 /// Hands a message to whatever delivers it. An `Err` means the attempt could not be made (the
 /// database was unreachable): the message stays in the outbox and is tried again.
@@ -139,20 +88,14 @@ impl DeliveryProvider for InboxDelivery {
         Box::pin(async move {
             let active =
                 match identity_store::user_by_id(&core.db, message.recipient_user_id).await? {
-                    Some(user) => UserStatus::from_db(&user.status)? == UserStatus::Active,
+                    Some(user) => user.status == UserStatus::Active,
                     None => false,
                 };
             if !active {
-                return Ok(Outcome {
-                    delivered: false,
-                    reason: Some(FailureReason::RecipientInactive.as_str().into()),
-                });
+                return Ok(Outcome::Failed(FailureReason::RecipientInactive));
             }
             outbox::put_in_inboxes(&core.db, &[message], core.clock.now()).await?;
-            Ok(Outcome {
-                delivered: true,
-                reason: None,
-            })
+            Ok(Outcome::Delivered)
         })
     }
 
@@ -176,23 +119,17 @@ impl DeliveryProvider for InboxDelivery {
 async fn inbox_batch(core: &Core, messages: &[messages::Model]) -> AppResult<Vec<Outcome>> {
     let now = core.clock.now();
     let statuses =
-        outbox::put_in_active_inboxes(&core.db, messages, now, UserStatus::Active.as_str()).await?;
+        outbox::put_in_active_inboxes(&core.db, messages, now, UserStatus::Active).await?;
     let mut outcomes = Vec::with_capacity(messages.len());
     for message in messages {
         let active = match statuses.get(&message.recipient_user_id) {
-            Some(status) => UserStatus::from_db(status)? == UserStatus::Active,
+            Some(status) => *status == UserStatus::Active,
             None => false,
         };
         if active {
-            outcomes.push(Outcome {
-                delivered: true,
-                reason: None,
-            });
+            outcomes.push(Outcome::Delivered);
         } else {
-            outcomes.push(Outcome {
-                delivered: false,
-                reason: Some(FailureReason::RecipientInactive.as_str().into()),
-            });
+            outcomes.push(Outcome::Failed(FailureReason::RecipientInactive));
         }
     }
     Ok(outcomes)
@@ -273,16 +210,10 @@ impl DeliveryProvider for HttpDelivery {
                     .await;
                 match sent {
                     Ok(response) if response.status().is_success() => {
-                        return Ok(Outcome {
-                            delivered: true,
-                            reason: None,
-                        });
+                        return Ok(Outcome::Delivered);
                     }
                     Ok(response) if !retryable(response.status()) => {
-                        return Ok(Outcome {
-                            delivered: false,
-                            reason: Some(FailureReason::ProviderRejected.as_str().into()),
-                        });
+                        return Ok(Outcome::Failed(FailureReason::ProviderRejected));
                     }
                     Ok(_) => last_error = FailureReason::ProviderUnavailable,
                     Err(err) if err.is_timeout() => last_error = FailureReason::ProviderTimeout,
@@ -294,10 +225,7 @@ impl DeliveryProvider for HttpDelivery {
                     pause *= 2;
                 }
             }
-            Ok(Outcome {
-                delivered: false,
-                reason: Some(last_error.as_str().into()),
-            })
+            Ok(Outcome::Failed(last_error))
         })
     }
 }

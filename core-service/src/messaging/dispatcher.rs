@@ -5,10 +5,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use proto::vocabulary::MessageStatus;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use super::content::Category;
 use super::delivery::{DeliveryProvider, FailureReason};
 use super::outbox::{self, Outcome};
 use super::rules;
@@ -261,8 +261,9 @@ impl Dispatcher {
         messages: Vec<messages::Model>,
     ) -> crate::error::AppResult<()> {
         // Decided already (a lease that lapsed mid-delivery): only their outbox rows go.
-        let (open, _decided): (Vec<_>, Vec<_>) =
-            messages.into_iter().partition(|m| m.status == "accepted");
+        let (open, _decided): (Vec<_>, Vec<_>) = messages
+            .into_iter()
+            .partition(|m| m.status == MessageStatus::Accepted);
         let (open, mut outcomes) = self.due_checks(open).await?;
         let open = match self.inbox_at_once(ids, open, &mut outcomes).await? {
             Some(open) => open,
@@ -316,21 +317,16 @@ impl Dispatcher {
             return Ok(Some(open));
         }
         let first = outcomes.len();
-        outcomes.extend(open.into_iter().map(|message| {
-            (
-                message,
-                Outcome {
-                    delivered: true,
-                    reason: None,
-                },
-            )
-        }));
+        outcomes.extend(
+            open.into_iter()
+                .map(|message| (message, Outcome::Delivered)),
+        );
         let recorded = {
             let messages: Vec<&messages::Model> =
                 outcomes[first..].iter().map(|(m, _)| m).collect();
             let inboxed = outbox::Inboxed {
                 messages: &messages,
-                active_status: UserStatus::Active.as_str(),
+                active_status: UserStatus::Active,
             };
             self.record(outcomes, ids, Some(inboxed)).await?
         };
@@ -361,7 +357,7 @@ impl Dispatcher {
             .iter()
             .map(|(m, o)| fanout::Outcome {
                 business_id: m.business_id,
-                delivered: o.delivered,
+                event_type: o.event_type(),
                 emits_event: m.emits_event,
                 broadcast: m.broadcast_id.is_some(),
             })
@@ -444,16 +440,14 @@ impl Dispatcher {
             } else if message.send_at.is_some() {
                 let live = businesses
                     .get(&message.business_id)
-                    .is_some_and(|(status, mode)| rules::require_live(status, mode).is_ok());
+                    .is_some_and(|(status, mode)| rules::require_live(*status, *mode).is_ok());
                 let follow = follows.get(&(message.business_id, message.recipient_user_id));
-                let consents = Category::from_db(&message.category).is_ok_and(|category| {
-                    rules::check_consent(
-                        follow.map(|(status, _)| status.as_str()),
-                        follow.is_some_and(|(_, opt_in)| *opt_in),
-                        category,
-                    )
-                    .is_ok()
-                });
+                let consents = rules::check_consent(
+                    follow.map(|(status, _)| *status),
+                    follow.is_some_and(|(_, opt_in)| *opt_in),
+                    message.category,
+                )
+                .is_ok();
                 if !live {
                     Some(FailureReason::BusinessNotLive)
                 } else if !consents {
@@ -465,13 +459,7 @@ impl Dispatcher {
                 None
             };
             match reason {
-                Some(reason) => refused.push((
-                    message,
-                    Outcome {
-                        delivered: false,
-                        reason: Some(reason.as_str().to_string()),
-                    },
-                )),
+                Some(reason) => refused.push((message, Outcome::Failed(reason))),
                 None => go.push(message),
             }
         }

@@ -1,6 +1,7 @@
 //! The history: a business's messages, newest first, and one message.
 
 use proto::ErrorCode;
+use proto::vocabulary::{Category, MessageSource, MessageStatus};
 use uuid::Uuid;
 
 use super::store;
@@ -33,21 +34,9 @@ pub async fn history(
 ) -> AppResult<(Vec<messages::Model>, bool)> {
     let limit = crate::domain::page_limit(query.limit)?;
     let filter = store::HistoryFilter {
-        status: crate::domain::one_of(
-            "status",
-            query.status.as_deref(),
-            &["scheduled", "accepted", "delivered", "failed", "canceled"],
-        )?,
-        category: crate::domain::one_of(
-            "category",
-            query.category.as_deref(),
-            &["authentication", "utility", "marketing", "service"],
-        )?,
-        source: crate::domain::one_of(
-            "source",
-            query.source.as_deref(),
-            &["console", "app", "service", "broadcast"],
-        )?,
+        status: crate::domain::filter("status", query.status.as_deref(), MessageStatus::parse)?,
+        category: crate::domain::filter("category", query.category.as_deref(), Category::parse)?,
+        source: crate::domain::filter("source", query.source.as_deref(), MessageSource::parse)?,
     };
     let after = match crate::domain::cursor_id(query.starting_after.as_deref(), "a message")? {
         None => None,

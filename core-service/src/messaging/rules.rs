@@ -8,15 +8,13 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use proto::ErrorCode;
+use proto::vocabulary::{BusinessMode, BusinessStatus, Category, FollowStatus};
 
-use super::content::Category;
-use crate::consent::service::ACTIVE;
-use crate::domain::{BusinessMode, BusinessStatus};
 use crate::error::{AppError, AppResult};
 
 /// `business_suspended` unless the business is active.
-pub fn require_active(status: &str) -> AppResult<()> {
-    if BusinessStatus::from_db(status)? == BusinessStatus::Suspended {
+pub fn require_active(status: BusinessStatus) -> AppResult<()> {
+    if status == BusinessStatus::Suspended {
         return Err(AppError::new(
             ErrorCode::BusinessSuspended,
             "this business account is suspended",
@@ -27,9 +25,9 @@ pub fn require_active(status: &str) -> AppResult<()> {
 
 /// `business_suspended` unless the business is active, `live_business_required` unless it is
 /// live.
-pub fn require_live(status: &str, mode: &str) -> AppResult<()> {
+pub fn require_live(status: BusinessStatus, mode: BusinessMode) -> AppResult<()> {
     require_active(status)?;
-    if BusinessMode::from_db(mode)? != BusinessMode::Live {
+    if mode != BusinessMode::Live {
         return Err(AppError::new(
             ErrorCode::LiveBusinessRequired,
             "sends need a live business",
@@ -44,14 +42,14 @@ pub fn require_live(status: &str, mode: &str) -> AppResult<()> {
 ///
 /// Errors: `business_follow_required`, `marketing_opt_in_required`.
 pub fn check_consent(
-    follow_status: Option<&str>,
+    follow_status: Option<FollowStatus>,
     marketing_opt_in: bool,
     category: Category,
 ) -> AppResult<()> {
     if category == Category::Authentication {
         return Ok(());
     }
-    if follow_status != Some(ACTIVE) {
+    if follow_status != Some(FollowStatus::Active) {
         return Err(AppError::new(
             ErrorCode::BusinessFollowRequired,
             "the recipient does not follow this business",
@@ -87,11 +85,13 @@ mod tests {
         assert!(check_consent(None, false, Category::Authentication).is_ok());
         let refused = check_consent(None, false, Category::Utility).unwrap_err();
         assert_eq!(refused.code, ErrorCode::BusinessFollowRequired);
-        assert!(check_consent(Some(ACTIVE), false, Category::Utility).is_ok());
-        let refused = check_consent(Some(ACTIVE), false, Category::Marketing).unwrap_err();
+        assert!(check_consent(Some(FollowStatus::Active), false, Category::Utility).is_ok());
+        let refused =
+            check_consent(Some(FollowStatus::Active), false, Category::Marketing).unwrap_err();
         assert_eq!(refused.code, ErrorCode::MarketingOptInRequired);
-        assert!(check_consent(Some(ACTIVE), true, Category::Marketing).is_ok());
-        let refused = check_consent(Some("unfollowed"), true, Category::Marketing).unwrap_err();
+        assert!(check_consent(Some(FollowStatus::Active), true, Category::Marketing).is_ok());
+        let refused =
+            check_consent(Some(FollowStatus::Unfollowed), true, Category::Marketing).unwrap_err();
         assert_eq!(refused.code, ErrorCode::BusinessFollowRequired);
     }
 

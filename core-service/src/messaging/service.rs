@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use proto::ErrorCode;
+use proto::vocabulary::MessageStatus;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
@@ -26,25 +27,7 @@ use crate::state::Core;
 /// How long an Idempotency-Key is remembered.
 pub const IDEMPOTENCY_RETENTION: Duration = Duration::from_secs(24 * 3600);
 
-/// Where a send came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    Console,
-    App,
-    Service,
-    Broadcast,
-}
-
-impl Source {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Source::Console => "console",
-            Source::App => "app",
-            Source::Service => "service",
-            Source::Broadcast => "broadcast",
-        }
-    }
-}
+pub use proto::vocabulary::MessageSource as Source;
 
 /// What a call to a send path asks for: the send itself, or only its answer (a send check:
 /// every rule, nothing stored, no limit spent, the Idempotency-Key ignored).
@@ -209,7 +192,7 @@ async fn console_send(
             "authentication messages are sent with an app token",
         ));
     }
-    require_live(&console.business.status, &console.business.mode)?;
+    require_live(console.business.status, console.business.mode)?;
     let recipient =
         store::recipient_state(&core.db, console.business.id, outgoing.to.as_str()).await?;
     let sender = Sender {
@@ -371,7 +354,7 @@ pub(super) async fn accept(
         });
 
     if let Err(refusal) = rules::check_consent(
-        recipient.follow_status.as_deref(),
+        recipient.follow_status,
         recipient.marketing_opt_in,
         outgoing.category,
     ) {
@@ -416,20 +399,19 @@ pub(super) async fn accept(
     let message = messages::Model {
         id,
         business_id: sender.business_id,
-        source: sender.source.as_str().to_string(),
+        source: sender.source,
         app_id: sender.app_id,
         sender_user_id: sender.user_id,
         recipient_user_id: recipient_id,
         to_phone: outgoing.to.as_str().to_string(),
-        category: outgoing.category.as_str().to_string(),
+        category: outgoing.category,
         body: outgoing.body,
         message_content: outgoing.content.map(|c| c.to_string()),
         status: if timing.scheduled(now) {
-            "scheduled"
+            MessageStatus::Scheduled
         } else {
-            "accepted"
-        }
-        .to_string(),
+            MessageStatus::Accepted
+        },
         failure_reason: None,
         emits_event: sender.source == Source::App,
         created_at: now,

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use proto::ErrorCode;
+use proto::vocabulary::Category;
 
 use crate::caller::Member;
 use crate::error::{AppError, AppResult};
@@ -72,11 +73,11 @@ pub const DEFAULT_DAYS: i32 = 30;
 /// The most days it shows.
 pub const MAX_DAYS: i32 = 90;
 
-const CATEGORIES: [(&str, Counter); 4] = [
-    ("authentication", Counter::Authentication),
-    ("utility", Counter::Utility),
-    ("marketing", Counter::Marketing),
-    ("service", Counter::Service),
+const CATEGORIES: [(Category, Counter); 4] = [
+    (Category::Authentication, Counter::Authentication),
+    (Category::Utility, Counter::Utility),
+    (Category::Marketing, Counter::Marketing),
+    (Category::Service, Counter::Service),
 ];
 
 fn get(counts: &Counts, counter: Counter) -> i64 {

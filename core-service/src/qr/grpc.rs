@@ -61,7 +61,9 @@ impl pb::qr_service_server::QrService for QrGrpc {
             body.secret.as_deref(),
         )
         .await?;
-        Ok(Response::new(pb::QrStatus { status }))
+        Ok(Response::new(pb::QrStatus {
+            status: status.to_string(),
+        }))
     }
 
     async fn approve(

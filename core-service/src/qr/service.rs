@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use proto::ErrorCode;
+use proto::vocabulary::{QrState, QrStatus, UserStatus};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use subtle::ConstantTimeEq;
@@ -105,7 +106,7 @@ pub async fn create(core: &Core, client: &ClientInfo) -> AppResult<Created> {
         secret_hash: Set(hash_token(&secret)),
         client_name: Set(client_name(client.user_agent.as_deref())),
         origin_hint: Set(origin_hint(client.ip.as_deref())),
-        status: Set("pending".to_string()),
+        status: Set(QrState::Pending),
         approved_by: Set(None),
         expires_at_ms: Set(expires_at.timestamp_millis()),
         created_at: Set(now),
@@ -173,7 +174,7 @@ fn check_secret(session: &qr_sessions::Model, secret: Option<&str>) -> AppResult
 /// What the approving phone shows. Errors: `qr_session_not_found`, `rate_limited`.
 pub async fn preview(core: &Core, client: &ClientInfo, id: &str) -> AppResult<qr_sessions::Model> {
     let session = live_session(core, client, id, "read").await?;
-    if session.status == "exchanged" {
+    if session.status == QrState::Exchanged {
         return Err(not_found());
     }
     Ok(session)
@@ -187,13 +188,10 @@ pub async fn status(
     client: &ClientInfo,
     id: &str,
     secret: Option<&str>,
-) -> AppResult<String> {
+) -> AppResult<QrStatus> {
     let session = live_session(core, client, id, "read").await?;
     check_secret(&session, secret)?;
-    if session.status == "exchanged" {
-        return Err(not_found());
-    }
-    Ok(session.status)
+    QrStatus::try_from(session.status).map_err(|_| not_found())
 }
 
 /// A signed-in user with console access approves a pending session.
@@ -213,17 +211,17 @@ pub async fn approve(core: &Core, client: &ClientInfo, user: &User, id: &str) ->
     let business = business_store::business(&core.db, member.business_id)
         .await?
         .ok_or_else(no_console)?;
-    if BusinessStatus::from_db(&business.status)? != BusinessStatus::Active {
+    if business.status != BusinessStatus::Active {
         return Err(no_console());
     }
     let session = live_session(core, client, id, "read").await?;
     let now = core.clock.now();
     let updated = qr_sessions::Entity::update_many()
-        .col_expr(qr_sessions::Column::Status, Expr::value("approved"))
+        .col_expr(qr_sessions::Column::Status, Expr::value(QrState::Approved))
         .col_expr(qr_sessions::Column::ApprovedBy, Expr::value(user.id))
         .col_expr(qr_sessions::Column::ApprovedAt, Expr::value(now))
         .filter(qr_sessions::Column::Id.eq(session.id))
-        .filter(qr_sessions::Column::Status.eq("pending"))
+        .filter(qr_sessions::Column::Status.eq(QrState::Pending))
         .exec(&core.db)
         .await?;
     if updated.rows_affected != 1 {
@@ -247,14 +245,14 @@ pub async fn exchange(
 ) -> AppResult<String> {
     let session = live_session(core, client, id, "exchange").await?;
     check_secret(&session, secret)?;
-    match session.status.as_str() {
-        "pending" => {
+    match session.status {
+        QrState::Pending => {
             return Err(AppError::new(
                 ErrorCode::QrSessionNotApproved,
                 "this QR session has not been approved yet",
             ));
         }
-        "exchanged" => {
+        QrState::Exchanged => {
             return Err(AppError::new(
                 ErrorCode::QrSessionAlreadyExchanged,
                 "this QR session was exchanged already",
@@ -268,7 +266,7 @@ pub async fn exchange(
     let user = identity_store::user_by_id(&core.db, approver)
         .await?
         .ok_or_else(not_found)?;
-    if user.status != "active" {
+    if user.status != UserStatus::Active {
         return Err(AppError::new(
             ErrorCode::AccountSuspended,
             "the approving account is suspended",
@@ -276,10 +274,10 @@ pub async fn exchange(
     }
     let now = core.clock.now();
     let updated = qr_sessions::Entity::update_many()
-        .col_expr(qr_sessions::Column::Status, Expr::value("exchanged"))
+        .col_expr(qr_sessions::Column::Status, Expr::value(QrState::Exchanged))
         .col_expr(qr_sessions::Column::ExchangedAt, Expr::value(now))
         .filter(qr_sessions::Column::Id.eq(session.id))
-        .filter(qr_sessions::Column::Status.eq("approved"))
+        .filter(qr_sessions::Column::Status.eq(QrState::Approved))
         .exec(&core.db)
         .await?;
     if updated.rows_affected != 1 {

@@ -2,6 +2,7 @@
 //! picked, and on PostgreSQL locked with `SKIP LOCKED`, so cores purging at once take different
 //! rows), with the usage totals moved for the rows they count.
 
+use proto::vocabulary::{Category, DeliveryStatus, MessageStatus};
 use sea_orm::{
     ConnectionTrait, DatabaseConnection, DbBackend, DbErr, Statement, TransactionTrait, Value,
 };
@@ -42,13 +43,13 @@ impl Counted {
             let business: uuid::Uuid = row.try_get_by_index(0)?;
             match self {
                 Counted::Messages => {
-                    let category: String = row.try_get_by_index(1)?;
-                    let status: String = row.try_get_by_index(2)?;
-                    tally.purged_message(business, &category, &status);
+                    let category: Category = row.try_get_by_index(1)?;
+                    let status: MessageStatus = row.try_get_by_index(2)?;
+                    tally.purged_message(business, category, status);
                 }
                 Counted::Deliveries => {
-                    let status: String = row.try_get_by_index(1)?;
-                    tally.purged_delivery(business, &status);
+                    let status: DeliveryStatus = row.try_get_by_index(1)?;
+                    tally.purged_delivery(business, status);
                 }
             }
         }

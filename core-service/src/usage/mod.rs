@@ -15,6 +15,7 @@
 
 use std::collections::BTreeMap;
 
+use proto::vocabulary::{Category, DeliveryStatus, MessageStatus};
 use sea_orm::{ConnectionTrait, Statement, Value};
 use uuid::Uuid;
 
@@ -86,26 +87,24 @@ pub type Counts = [i64; COLUMNS.len()];
 /// A counter row's changes: its (business, day) and counts.
 type Row = ((Uuid, i32), Counts);
 
-/// The counter of a message category, if it is one.
-fn category(name: &str) -> Option<Counter> {
-    match name {
-        "authentication" => Some(Counter::Authentication),
-        "utility" => Some(Counter::Utility),
-        "marketing" => Some(Counter::Marketing),
-        "service" => Some(Counter::Service),
-        _ => None,
+/// The counter of a message category.
+fn category(category: Category) -> Counter {
+    match category {
+        Category::Authentication => Counter::Authentication,
+        Category::Utility => Counter::Utility,
+        Category::Marketing => Counter::Marketing,
+        Category::Service => Counter::Service,
     }
 }
 
-/// The counter of a kept message's status, if it is one.
-fn message_status(name: &str) -> Option<Counter> {
-    match name {
-        "accepted" => Some(Counter::Accepted),
-        "scheduled" => Some(Counter::Scheduled),
-        "canceled" => Some(Counter::Canceled),
-        "delivered" => Some(Counter::Delivered),
-        "failed" => Some(Counter::Failed),
-        _ => None,
+/// The counter of a kept message's status.
+fn message_status(status: MessageStatus) -> Counter {
+    match status {
+        MessageStatus::Accepted => Counter::Accepted,
+        MessageStatus::Scheduled => Counter::Scheduled,
+        MessageStatus::Canceled => Counter::Canceled,
+        MessageStatus::Delivered => Counter::Delivered,
+        MessageStatus::Failed => Counter::Failed,
     }
 }
 
@@ -154,13 +153,15 @@ impl Tally {
     }
 
     /// A message accepted (stored with `status`) at `now_ms`.
-    pub fn accepted(&mut self, business: Uuid, category_name: &str, status: &str, now_ms: i64) {
-        if let Some(counter) = category(category_name) {
-            self.both(business, now_ms, counter, 1);
-        }
-        if let Some(counter) = message_status(status) {
-            self.add(business, TOTALS, counter, 1);
-        }
+    pub fn accepted(
+        &mut self,
+        business: Uuid,
+        category_of: Category,
+        status: MessageStatus,
+        now_ms: i64,
+    ) {
+        self.both(business, now_ms, category(category_of), 1);
+        self.add(business, TOTALS, message_status(status), 1);
     }
 
     /// A scheduled message leased for hand-out: it is `accepted` from now on.
@@ -234,21 +235,17 @@ impl Tally {
     }
 
     /// A kept message purged.
-    pub fn purged_message(&mut self, business: Uuid, category_name: &str, status: &str) {
-        if let Some(counter) = category(category_name) {
-            self.add(business, TOTALS, counter, -1);
-        }
-        if let Some(counter) = message_status(status) {
-            self.add(business, TOTALS, counter, -1);
-        }
+    pub fn purged_message(&mut self, business: Uuid, category_of: Category, status: MessageStatus) {
+        self.add(business, TOTALS, category(category_of), -1);
+        self.add(business, TOTALS, message_status(status), -1);
     }
 
     /// A settled delivery purged.
-    pub fn purged_delivery(&mut self, business: Uuid, status: &str) {
+    pub fn purged_delivery(&mut self, business: Uuid, status: DeliveryStatus) {
         let counter = match status {
-            "succeeded" => Counter::WebhooksSucceeded,
-            "failed" => Counter::WebhooksFailed,
-            _ => Counter::WebhooksPending,
+            DeliveryStatus::Succeeded => Counter::WebhooksSucceeded,
+            DeliveryStatus::Failed => Counter::WebhooksFailed,
+            DeliveryStatus::Pending | DeliveryStatus::Retrying => Counter::WebhooksPending,
         };
         self.add(business, TOTALS, counter, -1);
     }
@@ -443,7 +440,7 @@ mod tests {
     fn an_outcome_moves_a_message_between_statuses() {
         let b = Uuid::nil();
         let mut tally = Tally::new();
-        tally.accepted(b, "utility", "accepted", DAY_MS);
+        tally.accepted(b, Category::Utility, MessageStatus::Accepted, DAY_MS);
         tally.decided(b, true, DAY_MS * 2);
         let totals = tally.rows[&(b, TOTALS)];
         assert_eq!(totals[Counter::Utility as usize], 1);

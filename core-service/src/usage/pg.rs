@@ -1,6 +1,7 @@
 //! PostgreSQL's statements of the usage counters: rows as one `jsonb` parameter, and the
 //! upserts that end a one-statement write (counting what its `WITH` parts returned).
 
+use proto::vocabulary::{Category, MessageStatus};
 use sea_orm::{ConnectionTrait, DbBackend, Statement, Value};
 
 use super::{COLUMNS, Row, TOTALS};
@@ -75,16 +76,19 @@ pub(super) fn upsert(
 /// numbers), rows in (business, day) order like [`Tally::apply`]'s. `$day` must not be
 /// [`TOTALS`].
 pub fn accepted_in(source: &str, slot: usize, day: usize) -> String {
-    let categories = ["authentication", "utility", "marketing", "service"];
-    let statuses = ["accepted", "scheduled"];
-    let mut counts: Vec<String> = categories
+    let statuses = [MessageStatus::Accepted, MessageStatus::Scheduled];
+    let mut counts: Vec<String> = Category::ALL
         .iter()
         .map(|c| format!("count(*) FILTER (WHERE s.category = '{c}')"))
         .collect();
     counts.extend(statuses.iter().map(|status| {
         format!("count(*) FILTER (WHERE d.day = {TOTALS} AND s.status = '{status}')")
     }));
-    let names: Vec<&str> = categories.iter().chain(&statuses).copied().collect();
+    let names: Vec<&str> = Category::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .chain(statuses.iter().map(|s| s.as_str()))
+        .collect();
     let updates: Vec<String> = names
         .iter()
         .map(|name| format!("{name} = usage_counters.{name} + excluded.{name}"))

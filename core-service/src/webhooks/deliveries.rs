@@ -3,6 +3,7 @@
 //! operator recovers a whole business.
 
 use proto::ErrorCode;
+use proto::vocabulary::{DeliveryStatus, EventType};
 use uuid::Uuid;
 
 use super::endpoints::{not_found, webhook_id};
@@ -46,15 +47,11 @@ pub async fn deliveries(
     };
     let filter = store::DeliveryFilter {
         webhook_id,
-        status: crate::domain::one_of(
-            "status",
-            query.status.as_deref(),
-            &["pending", "retrying", "succeeded", "failed"],
-        )?,
-        event_type: crate::domain::one_of(
+        status: crate::domain::filter("status", query.status.as_deref(), DeliveryStatus::parse)?,
+        event_type: crate::domain::filter(
             "event_type",
             query.event_type.as_deref(),
-            &[crate::events::SUBSCRIBABLE, &["webhook.test"]].concat(),
+            EventType::parse,
         )?,
     };
     let after = match crate::domain::cursor_id(query.starting_after.as_deref(), "a delivery")? {

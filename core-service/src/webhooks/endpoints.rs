@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use proto::ErrorCode;
+use proto::vocabulary::EventType;
 use sea_orm::{Set, TransactionTrait};
 use uuid::Uuid;
 
@@ -11,7 +12,7 @@ use super::{secret, store};
 use crate::caller::{Manager, Member};
 use crate::entities::webhooks;
 use crate::error::{AppError, AppResult, is_unique_violation};
-use crate::events::SUBSCRIBABLE;
+use crate::events::SubscribableEvent;
 use crate::limits::Rate;
 use crate::state::Core;
 
@@ -87,8 +88,11 @@ pub fn parse_events(input: &[String]) -> AppResult<Vec<String>> {
     }
     let mut events: Vec<String> = Vec::with_capacity(input.len());
     for event in input {
-        if !SUBSCRIBABLE.contains(&event.as_str()) {
-            return Err(err(&format!("must be one of {}", SUBSCRIBABLE.join(", "))));
+        if SubscribableEvent::from_wire(event).is_none() {
+            return Err(err(&format!(
+                "must be one of {}",
+                SubscribableEvent::WIRE.join(", ")
+            )));
         }
         if events.contains(event) {
             return Err(err("must be unique"));
@@ -352,7 +356,7 @@ pub async fn test(core: &Core, console: &Manager, id: &str) -> AppResult<()> {
     crate::events::record_for(
         &txn,
         &webhook,
-        "webhook.test",
+        EventType::WebhookTest,
         data,
         core.clock.now(),
         &mut tally,

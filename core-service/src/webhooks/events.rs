@@ -8,7 +8,7 @@ use proto::ErrorCode;
 use crate::caller::Member;
 use crate::entities::events;
 use crate::error::{AppError, AppResult};
-use crate::events::{LISTED, Position};
+use crate::events::{Listed, Position};
 use crate::state::Core;
 
 /// A page of the events list.
@@ -33,7 +33,7 @@ pub async fn list(
 ) -> AppResult<(Vec<events::Model>, bool)> {
     let business = console.business.id;
     let limit = crate::domain::page_limit(query.limit)?;
-    let event_type = crate::domain::one_of("type", query.event_type.as_deref(), LISTED)?;
+    let event_type = crate::domain::filter("type", query.event_type.as_deref(), Listed::parse)?;
     let position = match (query.starting_after.as_deref(), query.after.as_deref()) {
         (Some(_), Some(_)) => {
             return Err(AppError::new(
@@ -75,13 +75,6 @@ pub async fn list(
             }
         },
     };
-    let rows = crate::events::page(
-        &core.db,
-        business,
-        event_type.as_deref(),
-        position,
-        limit + 1,
-    )
-    .await?;
+    let rows = crate::events::page(&core.db, business, event_type, position, limit + 1).await?;
     Ok(crate::domain::split_page(rows, limit))
 }

@@ -12,6 +12,7 @@
 //! streams' credits, the endpoint cache, the wake-up, the signing keys, the clock) is `Core`'s
 //! already, and a handle would hold a second copy of each.
 
+use proto::vocabulary::EventType;
 use uuid::Uuid;
 
 use super::flow::Reservation;
@@ -25,22 +26,12 @@ use crate::state::Core;
 #[derive(Debug, Clone, Copy)]
 pub struct Outcome {
     pub business_id: Uuid,
-    /// `message.sent` (else `message.failed`).
-    pub delivered: bool,
+    /// `message.sent` or `message.failed`.
+    pub event_type: EventType,
     /// Whether the message emits an event at all.
     pub emits_event: bool,
     /// A broadcast's message: its deliveries wait behind every other, never handed over.
     pub broadcast: bool,
-}
-
-impl Outcome {
-    fn event_type(&self) -> &'static str {
-        if self.delivered {
-            "message.sent"
-        } else {
-            "message.failed"
-        }
-    }
 }
 
 /// What [`plan`] decided for a batch: the endpoints (when read here) and the room reserved.
@@ -112,7 +103,7 @@ pub async fn plan(core: &Core, outcomes: &[Outcome]) -> AppResult<Plan> {
         let deliveries: usize = emitting
             .iter()
             .filter(|o| !o.broadcast)
-            .map(|o| events::subscribed(&endpoints, o.business_id, o.event_type()).count())
+            .map(|o| events::subscribed(&endpoints, o.business_id, o.event_type).count())
             .sum();
         jobs::reserve(core, deliveries).await
     };

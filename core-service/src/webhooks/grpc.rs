@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use futures::{Stream, StreamExt};
 use proto::v1 as pb;
+use proto::vocabulary::DeliveryStatus;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
@@ -39,13 +40,13 @@ pub fn webhook_pb(
 }
 
 fn delivery_pb(d: webhook_deliveries::Model) -> pb::Delivery {
-    let open = matches!(d.status.as_str(), "pending" | "retrying");
+    let open = matches!(d.status, DeliveryStatus::Pending | DeliveryStatus::Retrying);
     pb::Delivery {
         id: d.id.to_string(),
         webhook_id: d.webhook_id.to_string(),
-        event_type: d.event_type,
+        event_type: d.event_type.to_string(),
         event_id: d.event_id.to_string(),
-        status: d.status,
+        status: d.status.to_string(),
         attempts: d.attempts,
         last_http_status: d.last_http_status,
         last_error: d.last_error,
@@ -163,7 +164,7 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
                 .into_iter()
                 .map(|e| pb::Event {
                     id: e.id.to_string(),
-                    r#type: e.event_type,
+                    r#type: e.event_type.to_string(),
                     created_at: rfc3339(e.created_at),
                     data_json: e.data,
                 })

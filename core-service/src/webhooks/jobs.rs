@@ -211,7 +211,7 @@ fn sign(
     let body = payload(
         delivery.id,
         delivery.event_id,
-        &delivery.event_type,
+        delivery.event_type.as_str(),
         &delivery.data,
         delivery.created_at,
         Uuid::new_v4(),
@@ -223,7 +223,7 @@ fn sign(
     };
     let delivery_id = delivery.id.to_string();
     let mut headers = vec![
-        header("X-Service-Event", delivery.event_type.clone()),
+        header("X-Service-Event", delivery.event_type.to_string()),
         header("X-Service-Delivery", delivery_id.clone()),
     ];
     for (name, value) in signer.headers(&delivery_id, t, &body) {

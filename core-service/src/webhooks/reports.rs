@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use proto::v1 as pb;
+use proto::vocabulary::DeliveryStatus;
 use sea_orm::TransactionTrait;
 use uuid::Uuid;
 
@@ -142,14 +143,14 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
                 report,
                 now,
             );
-            tracing::info!(delivery = %id, attempts = result.attempts, status = result.status, "webhook attempt failed");
+            tracing::info!(delivery = %id, attempts = result.attempts, status = result.status.as_str(), "webhook attempt failed");
             let entry = log(
                 id,
                 result.attempts,
                 result.last_http_status,
                 result.last_error.clone(),
             );
-            let settled = result.status == "failed";
+            let settled = result.status == DeliveryStatus::Failed;
             if store::record_attempt(&txn, id, &report.lease_token, result, now).await? {
                 logged.push(entry);
                 if settled {
@@ -245,12 +246,15 @@ fn attempt_result(
         (_, None, None) => Some("no answer".to_string()),
     };
     let (status, next) = match verdict {
-        Verdict::Succeeded => ("succeeded", 0),
-        Verdict::Permanent => ("failed", 0),
-        Verdict::Retry if attempts - base >= MAX_ATTEMPTS => ("failed", 0),
+        Verdict::Succeeded => (DeliveryStatus::Succeeded, 0),
+        Verdict::Permanent => (DeliveryStatus::Failed, 0),
+        Verdict::Retry if attempts - base >= MAX_ATTEMPTS => (DeliveryStatus::Failed, 0),
         Verdict::Retry => {
             let wait = backoff(core.webhooks.retry_unit, attempts - base);
-            ("retrying", now.timestamp_millis() + wait.as_millis() as i64)
+            (
+                DeliveryStatus::Retrying,
+                now.timestamp_millis() + wait.as_millis() as i64,
+            )
         }
     };
     store::AttemptResult {

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use proto::ErrorCode;
+use proto::vocabulary::EventType;
 use serde_json::{Map, Value, json};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi, ToSchema};
@@ -155,7 +156,8 @@ fn add_schema<T: ToSchema>(doc: &mut Value) -> String {
 
 /// Puts the payload of `events` (`WebhookPayload<T>`) into the components under a name of its
 /// own, `WebhookPayload_<T>`, with `type` narrowed to those events.
-fn add_payload<T: ToSchema>(doc: &mut Value, events: &[&str]) -> String {
+fn add_payload<T: ToSchema>(doc: &mut Value, events: &[EventType]) -> String {
+    let events: Vec<&str> = events.iter().map(|event| event.as_str()).collect();
     add_schema::<T>(doc);
     let generic = add_schema::<schema::WebhookPayload<T>>(doc);
     let name = format!("WebhookPayload_{}", T::name());
@@ -174,47 +176,51 @@ fn add_payload<T: ToSchema>(doc: &mut Value, events: &[&str]) -> String {
 fn webhooks(doc: &mut Value) -> Value {
     let follow = add_payload::<schema::FollowEventData>(
         doc,
-        &["follow.created", "follow.updated", "follow.deleted"],
+        &[
+            EventType::FollowCreated,
+            EventType::FollowUpdated,
+            EventType::FollowDeleted,
+        ],
     );
-    let events: [(&str, String, &str); 8] = [
+    let events: [(EventType, String, &str); 8] = [
         (
-            "message.sent",
-            add_payload::<schema::MessageSentData>(doc, &["message.sent"]),
+            EventType::MessageSent,
+            add_payload::<schema::MessageSentData>(doc, &[EventType::MessageSent]),
             "A send (app token) or a broadcast message reached its recipient.",
         ),
         (
-            "message.failed",
-            add_payload::<schema::MessageFailedData>(doc, &["message.failed"]),
+            EventType::MessageFailed,
+            add_payload::<schema::MessageFailedData>(doc, &[EventType::MessageFailed]),
             "A send (app token) or a broadcast message was not delivered; `data.reason` says why.",
         ),
         (
-            "broadcast.completed",
-            add_payload::<schema::BroadcastCompletedData>(doc, &["broadcast.completed"]),
+            EventType::BroadcastCompleted,
+            add_payload::<schema::BroadcastCompletedData>(doc, &[EventType::BroadcastCompleted]),
             "Every message a broadcast created has its outcome (`data.status` `completed`, or `canceled`).",
         ),
         (
-            "grant.revoked",
-            add_payload::<schema::GrantRevokedData>(doc, &["grant.revoked"]),
+            EventType::GrantRevoked,
+            add_payload::<schema::GrantRevokedData>(doc, &[EventType::GrantRevoked]),
             "A user revoked a developer app's sign-in grant.",
         ),
         (
-            "follow.created",
+            EventType::FollowCreated,
             follow.clone(),
             "A follow became active: a first follow, or a follow again after an unfollow.",
         ),
         (
-            "follow.updated",
+            EventType::FollowUpdated,
             follow.clone(),
             "An active follow's marketing consent changed.",
         ),
         (
-            "follow.deleted",
+            EventType::FollowDeleted,
             follow,
             "A follow became `unfollowed` (by its user, or by support on the user's request).",
         ),
         (
-            "webhook.test",
-            add_payload::<schema::WebhookTestData>(doc, &["webhook.test"]),
+            EventType::WebhookTest,
+            add_payload::<schema::WebhookTestData>(doc, &[EventType::WebhookTest]),
             "Sent by `POST /business/webhooks/{id}/test` to that endpoint only.",
         ),
     ];
@@ -242,6 +248,7 @@ fn webhooks(doc: &mut Value) -> Value {
     });
     let mut out = Map::new();
     for (event, schema_name, summary) in events {
+        let event = event.as_str();
         let parameters = vec![
             json!({"name": "X-Service-Event", "in": "header", "required": true,
                    "description": "The event type, also the payload's `type`.",

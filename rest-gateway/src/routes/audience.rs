@@ -158,8 +158,7 @@ pub struct FollowerChange {
     #[schema(value_type = crate::schema::FollowStatus)]
     pub status: String,
     pub marketing_opt_in: bool,
-    /// `user` (the user's own follow calls) or `operator` (support, on the user's request).
-    #[schema(pattern = "^(user|operator)$")]
+    #[schema(value_type = crate::schema::ChangeSource)]
     pub source: String,
 }
 

@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 use axum::body::Bytes;
 use chrono::{TimeDelta, Utc};
 use proto::v1 as pb;
+use proto::vocabulary::{
+    Category, DeliveryStatus, EventType, FailureReason, MessageSource, MessageStatus,
+};
 use sea_orm::{ConnectionTrait, EntityTrait, Set, Statement, TransactionTrait};
 use uuid::Uuid;
 
@@ -129,7 +132,12 @@ async fn unfollow_every_fifth(app: &TestApp, demo: &Demo) {
     );
 }
 
-const CATEGORIES: [&str; 4] = ["utility", "marketing", "authentication", "service"];
+const CATEGORIES: [Category; 4] = [
+    Category::Utility,
+    Category::Marketing,
+    Category::Authentication,
+    Category::Service,
+];
 const SEED_BATCH: u64 = 1000;
 
 /// Messages (90% delivered), their `message.sent`/`message.failed` deliveries (95% succeeded)
@@ -189,16 +197,20 @@ async fn seed_messages(app: &TestApp, demo: &Demo, args: &ReadArgs) {
             messages.push(messages::ActiveModel {
                 id: Set(id),
                 business_id: Set(demo.id),
-                source: Set("app".into()),
+                source: Set(MessageSource::App),
                 app_id: Set(Some(demo.app_id)),
                 sender_user_id: Set(None),
                 recipient_user_id: Set(*user),
                 to_phone: Set(phone.clone()),
-                category: Set(category.into()),
+                category: Set(category),
                 body: Set(Some("Your order shipped".into())),
                 message_content: Set(None),
-                status: Set(if delivered { "delivered" } else { "failed" }.into()),
-                failure_reason: Set((!delivered).then(|| "recipient_inactive".into())),
+                status: Set(if delivered {
+                    MessageStatus::Delivered
+                } else {
+                    MessageStatus::Failed
+                }),
+                failure_reason: Set((!delivered).then_some(FailureReason::RecipientInactive)),
                 emits_event: Set(true),
                 created_at: Set(created_at),
                 completed_at: Set(Some(completed_at)),
@@ -208,18 +220,22 @@ async fn seed_messages(app: &TestApp, demo: &Demo, args: &ReadArgs) {
             });
             let succeeded = i % 20 != 19;
             let event_type = if delivered {
-                "message.sent"
+                EventType::MessageSent
             } else {
-                "message.failed"
+                EventType::MessageFailed
             };
             deliveries.push(webhook_deliveries::ActiveModel {
                 id: Set(Uuid::now_v7()),
                 webhook_id: Set(webhook_id),
                 business_id: Set(demo.id),
                 event_id: Set(Uuid::now_v7()),
-                event_type: Set(event_type.into()),
+                event_type: Set(event_type),
                 data: Set(format!(r#"{{"message_send_id":"{id}"}}"#)),
-                status: Set(if succeeded { "succeeded" } else { "failed" }.into()),
+                status: Set(if succeeded {
+                    DeliveryStatus::Succeeded
+                } else {
+                    DeliveryStatus::Failed
+                }),
                 attempts: Set(1),
                 last_http_status: Set(Some(if succeeded { 200 } else { 400 })),
                 last_error: Set((!succeeded).then(|| "receiver answered 400".into())),
@@ -236,7 +252,7 @@ async fn seed_messages(app: &TestApp, demo: &Demo, args: &ReadArgs) {
                 created_at.timestamp_millis(),
                 completed_at.timestamp_millis(),
             );
-            tally.accepted(demo.id, category, "accepted", accepted_ms);
+            tally.accepted(demo.id, category, MessageStatus::Accepted, accepted_ms);
             tally.decided(demo.id, delivered, decided_ms);
             tally.queued(demo.id, 1);
             tally.settled(demo.id, succeeded, 1, decided_ms);

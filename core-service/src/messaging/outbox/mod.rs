@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
+use proto::vocabulary::{EventType, FailureReason, MessageStatus, UserStatus};
 use sea_orm::sea_query::{Expr, ExprTrait as _};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QuerySelect, Set,
@@ -114,13 +115,16 @@ pub async fn start_scheduled(db: &DatabaseConnection, ids: &[Uuid]) -> AppResult
     }
     let txn = db.begin().await?;
     let started = messages::Entity::update_many()
-        .col_expr(messages::Column::Status, Expr::value("accepted"))
+        .col_expr(
+            messages::Column::Status,
+            Expr::value(MessageStatus::Accepted),
+        )
         .filter(crate::db::bulk::uuid_in(
             txn.get_database_backend(),
             messages::Column::Id,
             ids.iter().copied(),
         ))
-        .filter(messages::Column::Status.eq("scheduled"))
+        .filter(messages::Column::Status.eq(MessageStatus::Scheduled))
         .exec_with_returning(&txn)
         .await?;
     let started_ids: Vec<Uuid> = started.iter().map(|m| m.id).collect();
@@ -178,11 +182,41 @@ pub async fn postpone(db: &impl ConnectionTrait, ids: &[Uuid], due_at_ms: i64) -
     Ok(())
 }
 
-/// The terminal outcome of a message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
-    pub delivered: bool,
-    pub reason: Option<String>,
+/// The terminal outcome of a message: delivered, or failed for a reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Delivered,
+    Failed(FailureReason),
+}
+
+impl Outcome {
+    pub fn is_delivered(self) -> bool {
+        self == Outcome::Delivered
+    }
+
+    /// The message's status once it has this outcome.
+    pub fn status(self) -> MessageStatus {
+        match self {
+            Outcome::Delivered => MessageStatus::Delivered,
+            Outcome::Failed(_) => MessageStatus::Failed,
+        }
+    }
+
+    /// The message's `failure_reason`.
+    pub fn reason(self) -> Option<FailureReason> {
+        match self {
+            Outcome::Delivered => None,
+            Outcome::Failed(reason) => Some(reason),
+        }
+    }
+
+    /// The event it announces: `message.sent` or `message.failed`.
+    pub fn event_type(self) -> EventType {
+        match self {
+            Outcome::Delivered => EventType::MessageSent,
+            Outcome::Failed(_) => EventType::MessageFailed,
+        }
+    }
 }
 
 /// What recording outcomes did.
@@ -265,16 +299,11 @@ async fn record_outcomes_in_transaction(
     }
     let mut recorded = std::collections::HashSet::new();
     for (outcome, ids) in groups {
-        let status = if outcome.delivered {
-            "delivered"
-        } else {
-            "failed"
-        };
         let updated = messages::Entity::update_many()
-            .col_expr(messages::Column::Status, Expr::value(status))
+            .col_expr(messages::Column::Status, Expr::value(outcome.status()))
             .col_expr(
                 messages::Column::FailureReason,
-                Expr::value(outcome.reason.clone()),
+                Expr::value(outcome.reason()),
             )
             .col_expr(messages::Column::CompletedAt, Expr::value(now))
             .filter(crate::db::bulk::uuid_in(
@@ -282,7 +311,7 @@ async fn record_outcomes_in_transaction(
                 messages::Column::Id,
                 ids,
             ))
-            .filter(messages::Column::Status.eq("accepted"))
+            .filter(messages::Column::Status.eq(MessageStatus::Accepted))
             .exec_with_returning(&txn)
             .await?;
         recorded.extend(updated.into_iter().map(|m| m.id));
@@ -295,7 +324,7 @@ async fn record_outcomes_in_transaction(
         }
         tally.decided(
             message.business_id,
-            outcome.delivered,
+            outcome.is_delivered(),
             now.timestamp_millis(),
         );
         if !message.emits_event {
@@ -310,7 +339,7 @@ async fn record_outcomes_in_transaction(
             && recorded.contains(&message.id)
         {
             let counts = per_broadcast.entry(broadcast).or_default();
-            if outcome.delivered {
+            if outcome.is_delivered() {
                 counts.0 += 1;
             } else {
                 counts.1 += 1;
@@ -374,12 +403,8 @@ async fn record_outcomes_in_transaction(
 
 fn count_outcomes<'a>(recorded: impl Iterator<Item = &'a Outcome>) {
     for outcome in recorded {
-        let outcome = if outcome.delivered {
-            "delivered"
-        } else {
-            "failed"
-        };
-        metrics::counter!("message_outcomes_total", "outcome" => outcome).increment(1);
+        metrics::counter!("message_outcomes_total", "outcome" => outcome.status().as_str())
+            .increment(1);
     }
 }
 
@@ -388,7 +413,7 @@ fn count_outcomes<'a>(recorded: impl Iterator<Item = &'a Outcome>) {
 #[derive(Debug, Clone, Copy)]
 pub struct Inboxed<'a> {
     pub messages: &'a [&'a messages::Model],
-    pub active_status: &'a str,
+    pub active_status: UserStatus,
 }
 
 /// What [`record_outcomes_at_once`] came to.
@@ -444,7 +469,7 @@ pub async fn complete_broadcast(
     };
     Ok(Some(crate::events::NewEvent {
         business_id: completed.business_id,
-        event_type: "broadcast.completed",
+        event_type: EventType::BroadcastCompleted,
         data: serde_json::json!({
             "broadcast_id": completed.id,
             "status": completed.status,
@@ -468,28 +493,19 @@ pub fn broadcast_counts(b: &broadcasts::Model) -> serde_json::Value {
 
 /// The `message.sent` or `message.failed` event of a message's outcome.
 fn outcome_event(message: &messages::Model, outcome: &Outcome) -> crate::events::NewEvent {
-    let status = if outcome.delivered {
-        "delivered"
-    } else {
-        "failed"
-    };
     let mut data = serde_json::json!({
         "message_send_id": message.id,
         "category": message.category,
         "recipient_user_id": message.recipient_user_id,
-        "status": status,
+        "status": outcome.status(),
         "broadcast_id": message.broadcast_id,
     });
-    if let Some(reason) = &outcome.reason {
-        data["reason"] = serde_json::Value::String(reason.clone());
+    if let Some(reason) = outcome.reason() {
+        data["reason"] = serde_json::json!(reason);
     }
     crate::events::NewEvent {
         business_id: message.business_id,
-        event_type: if outcome.delivered {
-            "message.sent"
-        } else {
-            "message.failed"
-        },
+        event_type: outcome.event_type(),
         data,
         broadcast: message.broadcast_id.is_some(),
     }
@@ -507,11 +523,17 @@ pub async fn cancel(
 ) -> AppResult<Option<(messages::Model, usize)>> {
     let txn = db.begin().await?;
     let Some(canceled) = messages::Entity::update_many()
-        .col_expr(messages::Column::Status, Expr::value("canceled"))
-        .col_expr(messages::Column::FailureReason, Expr::value("canceled"))
+        .col_expr(
+            messages::Column::Status,
+            Expr::value(MessageStatus::Canceled),
+        )
+        .col_expr(
+            messages::Column::FailureReason,
+            Expr::value(FailureReason::Canceled),
+        )
         .col_expr(messages::Column::CompletedAt, Expr::value(now))
         .filter(messages::Column::Id.eq(id))
-        .filter(messages::Column::Status.eq("scheduled"))
+        .filter(messages::Column::Status.eq(MessageStatus::Scheduled))
         .exec_with_returning(&txn)
         .await?
         .pop()
@@ -526,11 +548,7 @@ pub async fn cancel(
     tally.canceled(canceled.business_id);
     let mut queued = 0;
     if canceled.emits_event {
-        let outcome = Outcome {
-            delivered: false,
-            reason: Some("canceled".to_string()),
-        };
-        let event = outcome_event(&canceled, &outcome);
+        let event = outcome_event(&canceled, &Outcome::Failed(FailureReason::Canceled));
         queued = crate::events::record_many(&txn, vec![event], now, &mut tally).await?;
     }
     tally.apply(&txn).await?;
@@ -546,13 +564,13 @@ pub async fn put_in_active_inboxes(
     db: &impl ConnectionTrait,
     messages: &[messages::Model],
     now: DateTime<Utc>,
-    active_status: &str,
-) -> AppResult<HashMap<Uuid, String>> {
+    active_status: UserStatus,
+) -> AppResult<HashMap<Uuid, UserStatus>> {
     let recipients: Vec<Uuid> = messages.iter().map(|m| m.recipient_user_id).collect();
     if db.get_database_backend() == sea_orm::DbBackend::Postgres {
         return pg::read_and_put_in_inboxes(db, recipients, messages, now, active_status).await;
     }
-    let statuses: HashMap<Uuid, String> = crate::entities::users::Entity::find()
+    let statuses: HashMap<Uuid, UserStatus> = crate::entities::users::Entity::find()
         .select_only()
         .column(crate::entities::users::Column::Id)
         .column(crate::entities::users::Column::Status)
@@ -561,14 +579,14 @@ pub async fn put_in_active_inboxes(
             crate::entities::users::Column::Id,
             recipients,
         ))
-        .into_tuple::<(Uuid, String)>()
+        .into_tuple::<(Uuid, UserStatus)>()
         .all(db)
         .await?
         .into_iter()
         .collect();
     let active: Vec<&messages::Model> = messages
         .iter()
-        .filter(|m| statuses.get(&m.recipient_user_id).map(String::as_str) == Some(active_status))
+        .filter(|m| statuses.get(&m.recipient_user_id) == Some(&active_status))
         .collect();
     put_in_inboxes(db, &active, now).await?;
     Ok(statuses)
@@ -594,7 +612,7 @@ pub fn inbox_row(message: &messages::Model, now: DateTime<Utc>) -> inbox_message
         message_id: Set(message.id),
         user_id: Set(message.recipient_user_id),
         business_id: Set(message.business_id),
-        category: Set(message.category.clone()),
+        category: Set(message.category),
         body: Set(message.body.clone()),
         message_content: Set(message.message_content.clone()),
         delivered_at: Set(now),

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
+use proto::vocabulary::UserStatus;
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, Statement};
 use uuid::Uuid;
 
@@ -31,8 +32,8 @@ pub async fn record_outcomes_at_once(
         Some(Inboxed {
             messages,
             active_status,
-        }) => (messages, active_status),
-        None => (&[][..], ""),
+        }) => (messages, Some(active_status)),
+        None => (&[][..], None),
     };
     let mut tally = Tally::new();
     let mut events = Vec::new();
@@ -41,7 +42,7 @@ pub async fn record_outcomes_at_once(
     for (message, outcome) in decided {
         tally.decided(
             message.business_id,
-            outcome.delivered,
+            outcome.is_delivered(),
             now.timestamp_millis(),
         );
         if message.emits_event {
@@ -50,8 +51,8 @@ pub async fn record_outcomes_at_once(
         ids.push(message.id);
         outcomes.push(serde_json::json!({
             "id": message.id,
-            "status": if outcome.delivered { "delivered" } else { "failed" },
-            "reason": outcome.reason,
+            "status": outcome.status(),
+            "reason": outcome.reason(),
         }));
     }
     let read;
@@ -195,8 +196,8 @@ pub(super) async fn read_and_put_in_inboxes(
     recipients: Vec<Uuid>,
     messages: &[messages::Model],
     now: DateTime<Utc>,
-    active: &str,
-) -> AppResult<HashMap<Uuid, String>> {
+    active: UserStatus,
+) -> AppResult<HashMap<Uuid, UserStatus>> {
     let rows: Vec<_> = messages
         .iter()
         .map(|message| super::inbox_row(message, now))

@@ -1,6 +1,8 @@
 //! What an app-token send is checked against, read in one round trip per batch: the app, its
 //! business, the owner, the recipient and the follow (with their row versions on PostgreSQL).
 
+use proto::vocabulary::{BusinessMode, BusinessStatus, FollowStatus};
+
 use super::*;
 
 /// What one read tells an app-token send: the app, its business, the business owner's number,
@@ -46,15 +48,15 @@ pub(super) const CONTEXT_VERSION: &str = "concat(a.xmin::text, ':', COALESCE(b.x
 /// A business's status and mode, as stored.
 #[derive(Debug, Clone)]
 pub struct BusinessState {
-    pub status: String,
-    pub mode: String,
+    pub status: BusinessStatus,
+    pub mode: BusinessMode,
 }
 
 /// The recipient of a send and their follow of the sending business.
 #[derive(Debug, Clone, Default)]
 pub struct RecipientState {
     pub user_id: Option<Uuid>,
-    pub follow_status: Option<String>,
+    pub follow_status: Option<FollowStatus>,
     pub marketing_opt_in: bool,
 }
 
@@ -100,8 +102,8 @@ pub async fn app_send_contexts(
     let mut contexts: Vec<Option<AppSendContext>> = requests.iter().map(|_| None).collect();
     for row in db.query_all_raw(statement(db, &sql, values)).await? {
         let n: i64 = row.try_get("", "n")?;
-        let status: Option<String> = row.try_get("", "business_status")?;
-        let mode: Option<String> = row.try_get("", "business_mode")?;
+        let status: Option<BusinessStatus> = row.try_get("", "business_status")?;
+        let mode: Option<BusinessMode> = row.try_get("", "business_mode")?;
         let context = AppSendContext {
             app_id: row.try_get("", "app_id")?,
             business_id: row.try_get("", "business_id")?,

@@ -1,14 +1,18 @@
 //! Reading sent messages back: the history, one message, and the states a due message is
 //! checked against.
 
+use proto::vocabulary::{
+    BusinessMode, BusinessStatus, Category, FollowStatus, MessageSource, MessageStatus,
+};
+
 use super::*;
 
 /// Filters of the history (None: any).
 #[derive(Debug, Clone, Default)]
 pub struct HistoryFilter {
-    pub status: Option<String>,
-    pub category: Option<String>,
-    pub source: Option<String>,
+    pub status: Option<MessageStatus>,
+    pub category: Option<Category>,
+    pub source: Option<MessageSource>,
 }
 
 /// Up to `limit` messages of a business, newest first, older than `after` (a message's
@@ -21,14 +25,14 @@ pub async fn history(
     limit: u64,
 ) -> AppResult<Vec<messages::Model>> {
     let mut query = messages::Entity::find().filter(messages::Column::BusinessId.eq(business_id));
-    if let Some(status) = &filter.status {
-        query = query.filter(messages::Column::Status.eq(status.clone()));
+    if let Some(status) = filter.status {
+        query = query.filter(messages::Column::Status.eq(status));
     }
-    if let Some(category) = &filter.category {
-        query = query.filter(messages::Column::Category.eq(category.clone()));
+    if let Some(category) = filter.category {
+        query = query.filter(messages::Column::Category.eq(category));
     }
-    if let Some(source) = &filter.source {
-        query = query.filter(messages::Column::Source.eq(source.clone()));
+    if let Some(source) = filter.source {
+        query = query.filter(messages::Column::Source.eq(source));
     }
     if let Some(after) = after {
         query = query.filter(crate::db::older_than(
@@ -64,8 +68,8 @@ pub async fn due_states(
     db: &impl ConnectionTrait,
     pairs: &[(Uuid, Uuid)],
 ) -> AppResult<(
-    HashMap<(Uuid, Uuid), (String, bool)>,
-    HashMap<Uuid, (String, String)>,
+    HashMap<(Uuid, Uuid), (FollowStatus, bool)>,
+    HashMap<Uuid, (BusinessStatus, BusinessMode)>,
 )> {
     use crate::entities::{business_accounts, follows};
     if pairs.is_empty() {

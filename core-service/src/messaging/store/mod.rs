@@ -3,6 +3,7 @@
 //! counts). The dispatcher's queries are in `outbox/`. No rules here.
 
 use chrono::{DateTime, Utc};
+use proto::vocabulary::MessageStatus;
 use sea_orm::sea_query::{ArrayType, Expr, ExprTrait as _};
 use std::collections::{HashMap, HashSet};
 
@@ -295,8 +296,8 @@ async fn write_sends(
             let message = &send.message;
             tally.accepted(
                 message.business_id,
-                &message.category,
-                &message.status,
+                message.category,
+                message.status,
                 now_ms,
             );
         }
@@ -422,7 +423,7 @@ fn outbox_row(
     taken: usize,
 ) -> (message_outbox::ActiveModel, bool) {
     // A scheduled message is due at its send time, behind single sends due now.
-    let scheduled = message.status == "scheduled";
+    let scheduled = message.status == MessageStatus::Scheduled;
     let due = match message.send_at {
         Some(at) if scheduled => at.timestamp_millis(),
         _ => now_ms,
@@ -486,7 +487,7 @@ pub async fn service_conflict(
         .filter(Expr::cust("category = 'service'"))
         .filter(effective().gt(at - spacing))
         .filter(effective().lt(at + spacing))
-        .filter(messages::Column::Status.ne("canceled"))
+        .filter(messages::Column::Status.ne(MessageStatus::Canceled))
         .into_tuple()
         .all(txn)
         .await?;

@@ -1,5 +1,7 @@
 //! Webhook endpoints: the console's reads and writes, every query taking the business.
 
+use proto::vocabulary::DeliveryStatus;
+
 use super::*;
 
 pub async fn list(db: &impl ConnectionTrait, business_id: Uuid) -> AppResult<Vec<webhooks::Model>> {
@@ -139,7 +141,10 @@ pub async fn delete(
         return Ok(false);
     }
     let failed = webhook_deliveries::Entity::update_many()
-        .col_expr(webhook_deliveries::Column::Status, Expr::value("failed"))
+        .col_expr(
+            webhook_deliveries::Column::Status,
+            Expr::value(DeliveryStatus::Failed),
+        )
         .col_expr(
             webhook_deliveries::Column::LastError,
             Expr::value("endpoint deleted"),
@@ -153,7 +158,10 @@ pub async fn delete(
             Expr::value(Option::<String>::None),
         )
         .filter(webhook_deliveries::Column::WebhookId.eq(id))
-        .filter(webhook_deliveries::Column::Status.is_in(["pending", "retrying"]))
+        .filter(
+            webhook_deliveries::Column::Status
+                .is_in([DeliveryStatus::Pending, DeliveryStatus::Retrying]),
+        )
         .exec(db)
         .await?;
     let mut tally = Tally::new();

@@ -1,5 +1,7 @@
 //! The deliveries log: attempts, pages of deliveries, one delivery, and recovery's requeue.
 
+use proto::vocabulary::{DeliveryStatus, EventType};
+
 use super::*;
 
 /// The attempts of a delivery, oldest first.
@@ -18,8 +20,8 @@ pub async fn attempts_of(
 #[derive(Debug, Clone, Default)]
 pub struct DeliveryFilter {
     pub webhook_id: Option<Uuid>,
-    pub status: Option<String>,
-    pub event_type: Option<String>,
+    pub status: Option<DeliveryStatus>,
+    pub event_type: Option<EventType>,
 }
 
 /// Up to `limit` deliveries of a business, newest first, older than `after` (a delivery's
@@ -36,11 +38,11 @@ pub async fn delivery_page(
     if let Some(webhook_id) = filter.webhook_id {
         query = query.filter(webhook_deliveries::Column::WebhookId.eq(webhook_id));
     }
-    if let Some(status) = &filter.status {
-        query = query.filter(webhook_deliveries::Column::Status.eq(status.clone()));
+    if let Some(status) = filter.status {
+        query = query.filter(webhook_deliveries::Column::Status.eq(status));
     }
-    if let Some(event_type) = &filter.event_type {
-        query = query.filter(webhook_deliveries::Column::EventType.eq(event_type.clone()));
+    if let Some(event_type) = filter.event_type {
+        query = query.filter(webhook_deliveries::Column::EventType.eq(event_type));
     }
     if let Some(after) = after {
         query = query.filter(crate::db::older_than(
@@ -69,7 +71,10 @@ pub async fn requeue_failed(
     now: DateTime<Utc>,
 ) -> AppResult<Vec<webhook_deliveries::Model>> {
     let mut update = webhook_deliveries::Entity::update_many()
-        .col_expr(webhook_deliveries::Column::Status, Expr::value("pending"))
+        .col_expr(
+            webhook_deliveries::Column::Status,
+            Expr::value(DeliveryStatus::Pending),
+        )
         .col_expr(
             webhook_deliveries::Column::AttemptsBase,
             Expr::col(webhook_deliveries::Column::Attempts),
@@ -86,7 +91,7 @@ pub async fn requeue_failed(
         )
         .col_expr(webhook_deliveries::Column::UpdatedAt, Expr::value(now))
         .filter(webhook_deliveries::Column::WebhookId.eq(webhook_id))
-        .filter(webhook_deliveries::Column::Status.eq("failed"));
+        .filter(webhook_deliveries::Column::Status.eq(DeliveryStatus::Failed));
     if let Some(id) = only {
         update = update.filter(webhook_deliveries::Column::Id.eq(id));
     }

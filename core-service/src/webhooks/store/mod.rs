@@ -1,6 +1,7 @@
 //! Queries for webhook endpoints and deliveries. Every console query takes the business.
 
 use chrono::{DateTime, Utc};
+use proto::vocabulary::{DeliveryStatus, EventType};
 use sea_orm::sea_query::{ArrayType, Expr, ExprTrait as _};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
@@ -31,7 +32,7 @@ pub struct Leased {
     pub webhook_id: Uuid,
     /// The event it announces (the same for every endpoint and attempt).
     pub event_id: Uuid,
-    pub event_type: String,
+    pub event_type: EventType,
     pub data: String,
     pub created_at: DateTime<Utc>,
     /// The job queue's class: 1 for a broadcast message's event.
@@ -213,7 +214,10 @@ pub async fn set_queued(
             Expr::value(i32::from(queued)),
         )
         .filter(webhook_deliveries::Column::WebhookId.eq(webhook_id))
-        .filter(webhook_deliveries::Column::Status.is_in(["pending", "retrying"]))
+        .filter(
+            webhook_deliveries::Column::Status
+                .is_in([DeliveryStatus::Pending, DeliveryStatus::Retrying]),
+        )
         .exec(db)
         .await?;
     Ok(())
@@ -239,7 +243,10 @@ pub async fn record_successes(
             .map(|(id, token)| (Value::from(*id), Value::from(token.to_string()))),
     );
     let updated = webhook_deliveries::Entity::update_many()
-        .col_expr(webhook_deliveries::Column::Status, Expr::value("succeeded"))
+        .col_expr(
+            webhook_deliveries::Column::Status,
+            Expr::value(DeliveryStatus::Succeeded),
+        )
         .col_expr(
             webhook_deliveries::Column::Attempts,
             Expr::col(webhook_deliveries::Column::Attempts).add(1),
@@ -402,7 +409,7 @@ pub async fn release_unsent(
 
 /// What an attempt's report changes.
 pub struct AttemptResult {
-    pub status: &'static str,
+    pub status: DeliveryStatus,
     pub attempts: i32,
     pub last_http_status: Option<i32>,
     pub last_error: Option<String>,
@@ -440,7 +447,7 @@ pub async fn record_attempt(
         )
         .col_expr(
             webhook_deliveries::Column::Queued,
-            Expr::value(i32::from(result.status == "retrying")),
+            Expr::value(i32::from(result.status == DeliveryStatus::Retrying)),
         )
         .col_expr(webhook_deliveries::Column::LeaseUntilMs, Expr::value(0))
         .col_expr(

@@ -1263,6 +1263,12 @@ export interface components {
          * @enum {string}
          */
         BusinessStatus: "active" | "suspended";
+        /**
+         * @description Who changed a follow: `user` (the user's own follow calls) or `operator` (support, on
+         *     the user's request).
+         * @enum {string}
+         */
+        ChangeSource: "user" | "operator";
         /** @description A send check's answer: the send would be accepted now. */
         CheckResult: {
             /** @description Always true (a send that would be refused answers its error instead). */
@@ -2080,8 +2086,7 @@ export interface components {
             /** Format: date-time */
             at: string;
             marketing_opt_in: boolean;
-            /** @description `user` (the user's own follow calls) or `operator` (support, on the user's request). */
-            source: string;
+            source: components["schemas"]["ChangeSource"];
             status: components["schemas"]["FollowStatus"];
         };
         FollowerHistory: {
@@ -5259,7 +5264,7 @@ export interface operations {
                      *           {
                      *             "at": "2026-11-23T10:00:00.000Z",
                      *             "marketing_opt_in": true,
-                     *             "source": "text",
+                     *             "source": "user",
                      *             "status": "active"
                      *           }
                      *         ]

@@ -1264,6 +1264,12 @@ export interface components {
          * @enum {string}
          */
         BusinessStatus: "active" | "suspended";
+        /**
+         * @description Who changed a follow: `user` (the user's own follow calls) or `operator` (support, on
+         *     the user's request).
+         * @enum {string}
+         */
+        ChangeSource: "user" | "operator";
         /** @description A send check's answer: the send would be accepted now. */
         CheckResult: {
             /** @description Always true (a send that would be refused answers its error instead). */
@@ -2081,8 +2087,7 @@ export interface components {
             /** Format: date-time */
             at: string;
             marketing_opt_in: boolean;
-            /** @description `user` (the user's own follow calls) or `operator` (support, on the user's request). */
-            source: string;
+            source: components["schemas"]["ChangeSource"];
             status: components["schemas"]["FollowStatus"];
         };
         FollowerHistory: {
@@ -5260,7 +5265,7 @@ export interface operations {
                      *           {
                      *             "at": "2026-11-23T10:00:00.000Z",
                      *             "marketing_opt_in": true,
-                     *             "source": "text",
+                     *             "source": "user",
                      *             "status": "active"
                      *           }
                      *         ]

@@ -17,6 +17,7 @@ from .broadcast_status import BroadcastStatus
 from .business_account import BusinessAccount
 from .business_mode import BusinessMode
 from .business_status import BusinessStatus
+from .change_source import ChangeSource
 from .check_result import CheckResult
 from .create_app_body import CreateAppBody
 from .create_sandbox_body import CreateSandboxBody
@@ -165,6 +166,7 @@ __all__ = (
     "BusinessAccount",
     "BusinessMode",
     "BusinessStatus",
+    "ChangeSource",
     "CheckResult",
     "CreateAppBody",
     "CreateSandboxBody",

@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.change_source import ChangeSource, check_change_source
 from ..models.follow_status import FollowStatus, check_follow_status
 
 T = TypeVar("T", bound="FollowerChange")
@@ -19,13 +20,14 @@ class FollowerChange:
     Attributes:
         at (datetime.datetime):
         marketing_opt_in (bool):
-        source (str): `user` (the user's own follow calls) or `operator` (support, on the user's request).
+        source (ChangeSource): Who changed a follow: `user` (the user's own follow calls) or `operator` (support, on
+            the user's request).
         status (FollowStatus): A follow's status.
     """
 
     at: datetime.datetime
     marketing_opt_in: bool
-    source: str
+    source: ChangeSource
     status: FollowStatus
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -34,7 +36,7 @@ class FollowerChange:
 
         marketing_opt_in = self.marketing_opt_in
 
-        source = self.source
+        source: str = self.source
 
         status: str = self.status
 
@@ -58,7 +60,7 @@ class FollowerChange:
 
         marketing_opt_in = d.pop("marketing_opt_in")
 
-        source = d.pop("source")
+        source = check_change_source(d.pop("source"))
 
         status = check_follow_status(d.pop("status"))
 
