@@ -27,6 +27,7 @@ mod me;
 mod metrics;
 mod openapi;
 mod operator;
+mod paging;
 mod pool;
 mod qr;
 mod recipes;

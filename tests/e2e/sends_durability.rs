@@ -627,10 +627,7 @@ e2e!(
         let second = handed.try_recv().expect("handed").message;
         let ids = [first.id, second.id];
         let delivered = Outcome::Delivered;
-        let decided = [
-            (first.clone(), delivered),
-            (second.clone(), delivered),
-        ];
+        let decided = [(first.clone(), delivered), (second.clone(), delivered)];
         let messages = [&first, &second];
         let inboxed = Some(Inboxed {
             messages: &messages,

@@ -1,0 +1,116 @@
+//! Every list route keeps the one paging contract (`fixtures::paging`): the history, the
+//! followers, the broadcasts, the webhook deliveries and the events.
+
+use serde_json::json;
+
+use crate::e2e;
+use crate::fixtures::paging::{ListRoute, assert_list_contract};
+use crate::fixtures::{ALL_SCOPES, follower, live_business, register_webhook, send_v1};
+use crate::harness::eventually;
+
+const BIZ: &str = "+14155550100";
+const FAN: &str = "+14155550200";
+const RECORDS: usize = 5;
+
+fn utility(n: usize) -> serde_json::Value {
+    json!({ "to": FAN, "category": "utility", "body": format!("Order {n} shipped") })
+}
+
+e2e!(the_history_keeps_the_paging_contract, |app| async move {
+    let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+    follower(&app, &biz, FAN, false).await;
+    for n in 0..RECORDS {
+        send_v1(&app, &biz, utility(n), None).await.assert_ok(200);
+    }
+    let route = ListRoute {
+        path: "/business/messages",
+        records: "messages",
+        id: "id",
+        ordered_by: "created_at",
+    };
+    assert_list_contract(&app, &biz.owner_token, &route, RECORDS).await;
+    // A filter pages the same way.
+    let filtered = ListRoute {
+        path: "/business/messages?category=utility&source=app",
+        ..route
+    };
+    assert_list_contract(&app, &biz.owner_token, &filtered, RECORDS).await;
+});
+
+e2e!(the_followers_keep_the_paging_contract, |app| async move {
+    let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+    for n in 0..RECORDS {
+        follower(&app, &biz, &format!("+1415555021{n}"), n % 2 == 0).await;
+    }
+    let route = ListRoute {
+        path: "/business/followers",
+        records: "followers",
+        id: "user_id",
+        ordered_by: "followed_at",
+    };
+    assert_list_contract(&app, &biz.owner_token, &route, RECORDS).await;
+    let opted_in = ListRoute {
+        path: "/business/followers?marketing_opt_in=true",
+        ..route
+    };
+    assert_list_contract(&app, &biz.owner_token, &opted_in, RECORDS.div_ceil(2)).await;
+});
+
+e2e!(the_broadcasts_keep_the_paging_contract, |app| async move {
+    let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+    for n in 0..RECORDS {
+        app.post(
+            "/business/broadcasts",
+            Some(&biz.owner_token),
+            json!({ "name": format!("b{n}"), "category": "utility", "body": "We open at 10:00" }),
+        )
+        .await
+        .assert_ok(201);
+    }
+    let route = ListRoute {
+        path: "/business/broadcasts",
+        records: "broadcasts",
+        id: "id",
+        ordered_by: "created_at",
+    };
+    assert_list_contract(&app, &biz.owner_token, &route, RECORDS).await;
+});
+
+e2e!(
+    the_webhook_deliveries_and_the_events_keep_the_paging_contract,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        follower(&app, &biz, FAN, false).await;
+        // An endpoint nobody answers: its deliveries stay in the log whatever their state.
+        register_webhook(&app, &biz, "http://127.0.0.1:9/hooks", &["message.sent"]).await;
+        for n in 0..RECORDS {
+            send_v1(&app, &biz, utility(n), None).await.assert_ok(200);
+        }
+        let count = async |path: &str, records: &str| {
+            let reply = app.get(path, Some(&biz.owner_token)).await;
+            reply.assert_ok(200);
+            reply.data()[records].as_array().unwrap().len()
+        };
+        // The events: the follow's `follow.created`, then each send's `message.sent`.
+        eventually("every outcome's delivery and event", async || {
+            (count("/business/webhook-deliveries", "deliveries").await == RECORDS
+                && count("/business/events", "events").await == RECORDS + 1)
+                .then_some(())
+        })
+        .await;
+        let deliveries = ListRoute {
+            path: "/business/webhook-deliveries",
+            records: "deliveries",
+            id: "id",
+            ordered_by: "created_at",
+        };
+        assert_list_contract(&app, &biz.owner_token, &deliveries, RECORDS).await;
+        let events = ListRoute {
+            path: "/business/events",
+            records: "events",
+            id: "id",
+            ordered_by: "created_at",
+        };
+        assert_list_contract(&app, &biz.owner_token, &events, RECORDS + 1).await;
+    }
+);
