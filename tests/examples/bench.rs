@@ -32,7 +32,7 @@ mod broadcast;
 mod external;
 #[path = "../e2e/fixtures/mod.rs"]
 mod fixtures;
-#[path = "../e2e/harness.rs"]
+#[path = "../e2e/harness/mod.rs"]
 mod harness;
 #[path = "bench/reads.rs"]
 mod reads;

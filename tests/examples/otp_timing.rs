@@ -6,7 +6,7 @@
 //!     cargo run --release -p e2e-tests --example otp_timing -- --help
 #![allow(dead_code)]
 
-#[path = "../e2e/harness.rs"]
+#[path = "../e2e/harness/mod.rs"]
 mod harness;
 
 use std::sync::Arc;

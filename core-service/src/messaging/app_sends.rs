@@ -2,6 +2,7 @@
 //! a number that wrote to the business. The rules are `service.rs`'s (`accept`); here the
 //! token's context is read (batched, `reader.rs`) and the path's business checked against it.
 
+use proto::vocabulary::MessageSource;
 use uuid::Uuid;
 
 use super::content::{self, Category, Outgoing};
@@ -132,7 +133,7 @@ async fn app_send_from(
     require_live(business.status, business.mode)?;
     let sender = Sender {
         business_id: context.business_id,
-        source: Source::App,
+        source: MessageSource::App,
         app_id: Some(context.app_id),
         user_id: None,
         check,
@@ -223,7 +224,7 @@ async fn service_send(
     require_live(business.status, business.mode)?;
     let sender = Sender {
         business_id: context.business_id,
-        source: Source::Service,
+        source: MessageSource::Service,
         app_id: Some(context.app_id),
         user_id: None,
         check: None,

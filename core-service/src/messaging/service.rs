@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use proto::ErrorCode;
-use proto::vocabulary::MessageStatus;
+use proto::vocabulary::{MessageSource, MessageStatus};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
@@ -26,8 +26,6 @@ use crate::state::Core;
 
 /// How long an Idempotency-Key is remembered.
 pub const IDEMPOTENCY_RETENTION: Duration = Duration::from_secs(24 * 3600);
-
-pub use proto::vocabulary::MessageSource as Source;
 
 /// What a call to a send path asks for: the send itself, or only its answer (a send check:
 /// every rule, nothing stored, no limit spent, the Idempotency-Key ignored).
@@ -154,7 +152,7 @@ impl SendFields {
 /// Who is sending on behalf of which business.
 pub(super) struct Sender {
     pub(super) business_id: Uuid,
-    pub(super) source: Source,
+    pub(super) source: MessageSource,
     pub(super) app_id: Option<Uuid>,
     pub(super) user_id: Option<Uuid>,
     /// When the send is decided from a kept context: what its write must find unchanged.
@@ -197,7 +195,7 @@ async fn console_send(
         store::recipient_state(&core.db, console.business.id, outgoing.to.as_str()).await?;
     let sender = Sender {
         business_id: console.business.id,
-        source: Source::Console,
+        source: MessageSource::Console,
         app_id: None,
         user_id: Some(console.user.id),
         check: None,
@@ -413,7 +411,7 @@ pub(super) async fn accept(
             MessageStatus::Accepted
         },
         failure_reason: None,
-        emits_event: sender.source == Source::App,
+        emits_event: sender.source == MessageSource::App,
         created_at: now,
         completed_at: None,
         send_at: timing.send_at,

@@ -2,7 +2,6 @@
 //! SQLite file or a fresh PostgreSQL database (dropped afterwards), with an SMS outbox and a
 //! clock the test moves.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -20,14 +19,15 @@ use serde_json::Value;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+mod db;
+mod reply;
+
+pub use db::Backend;
+use db::{TestDb, create_database};
+pub use reply::{RawBody, Reply, into_reply};
+
 pub const JWT_SECRET: &str = "test-jwt-secret-that-is-at-least-32-bytes-long";
 pub const MASTER_KEY: &str = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Backend {
-    Sqlite,
-    Postgres,
-}
 
 /// Texts the core "sent", a switch that makes the provider fail, and how long (on the test
 /// clock) each send takes.
@@ -88,86 +88,6 @@ impl SmsSender for Outbox {
                 .push((to.to_string(), text.to_string()));
             Ok(())
         })
-    }
-}
-
-/// A database that exists for one test.
-enum TestDb {
-    Sqlite { dir: PathBuf },
-    Postgres { admin_url: String, name: String },
-}
-
-impl Drop for TestDb {
-    fn drop(&mut self) {
-        match self {
-            TestDb::Sqlite { dir } => {
-                let _ = std::fs::remove_dir_all(dir);
-            }
-            TestDb::Postgres { admin_url, name } => {
-                let (url, name) = (admin_url.clone(), name.clone());
-                // Drop runs outside any runtime guarantee: use a thread with its own.
-                let _ = std::thread::spawn(move || {
-                    let rt = tokio::runtime::Builder::new_current_thread()
-                        .enable_all()
-                        .build()
-                        .expect("runtime");
-                    rt.block_on(async {
-                        if let Ok(db) = Database::connect(&url).await {
-                            let _ = db
-                                .execute_unprepared(&format!(
-                                    "DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"
-                                ))
-                                .await;
-                            let _ = db.close().await;
-                        }
-                    });
-                })
-                .join();
-            }
-        }
-    }
-}
-
-fn pg_admin_url() -> String {
-    std::env::var("TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_string())
-}
-
-fn under_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
-
-async fn create_database(backend: Backend) -> Option<(String, TestDb)> {
-    let id = uuid::Uuid::new_v4().simple().to_string();
-    match backend {
-        Backend::Sqlite => {
-            let dir = std::env::temp_dir().join(format!("bm-e2e-{id}"));
-            std::fs::create_dir_all(&dir).expect("temp dir");
-            let url = format!("sqlite://{}/core.db", dir.display());
-            Some((url, TestDb::Sqlite { dir }))
-        }
-        Backend::Postgres => {
-            let admin_url = pg_admin_url();
-            let admin = match Database::connect(&admin_url).await {
-                Ok(db) => db,
-                Err(err) => {
-                    if under_ci() {
-                        panic!("PostgreSQL at {admin_url} is required under CI=true: {err}");
-                    }
-                    eprintln!("NOTICE: PostgreSQL not reachable at {admin_url} ({err}); skipping");
-                    return None;
-                }
-            };
-            let name = format!("bm_e2e_{id}");
-            admin
-                .execute_unprepared(&format!("CREATE DATABASE \"{name}\""))
-                .await
-                .expect("create test database");
-            let _ = admin.close().await;
-            let mut url = url::Url::parse(&admin_url).expect("TEST_DATABASE_URL is a URL");
-            url.set_path(&name);
-            Some((url.to_string(), TestDb::Postgres { admin_url, name }))
-        }
     }
 }
 
@@ -236,54 +156,6 @@ pub struct TestApp {
     /// The CA the clients trust when the core serves TLS.
     pub core_tls_ca: Option<std::path::PathBuf>,
     _db: TestDb,
-}
-
-/// A response: status, headers and the JSON body.
-#[derive(Debug)]
-pub struct Reply {
-    pub status: u16,
-    pub headers: reqwest::header::HeaderMap,
-    pub body: Value,
-}
-
-impl Reply {
-    /// The envelope's `message`.
-    pub fn message(&self) -> &str {
-        self.body["message"].as_str().unwrap_or_default()
-    }
-
-    pub fn data(&self) -> &Value {
-        &self.body["data"]
-    }
-
-    pub fn retry_after(&self) -> Option<u64> {
-        self.headers
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse().ok())
-    }
-
-    /// Asserts a failure envelope with this status and code.
-    #[track_caller]
-    pub fn assert_error(&self, status: u16, code: &str) {
-        assert_eq!(
-            (self.status, self.message()),
-            (status, code),
-            "body: {}",
-            self.body
-        );
-        assert_eq!(self.body["success"], Value::Bool(false), "{}", self.body);
-        assert!(self.body["data"].is_null(), "{}", self.body);
-        assert!(self.body["timestamp"].is_string(), "{}", self.body);
-    }
-
-    /// Asserts a success envelope with this status.
-    #[track_caller]
-    pub fn assert_ok(&self, status: u16) {
-        assert_eq!(self.status, status, "body: {}", self.body);
-        assert_eq!(self.body["success"], Value::Bool(true), "{}", self.body);
-        assert!(self.body["timestamp"].is_string(), "{}", self.body);
-    }
 }
 
 impl TestApp {
@@ -749,24 +621,6 @@ impl Drop for Stack {
     }
 }
 
-/// A response read into a [`Reply`] (the body must be JSON).
-pub async fn into_reply(response: reqwest::Response) -> Reply {
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let bytes = response.bytes().await.expect("body");
-    let body = serde_json::from_slice(&bytes).unwrap_or_else(|_| {
-        panic!(
-            "{status} answer is not JSON: {:?}",
-            String::from_utf8_lossy(&bytes)
-        )
-    });
-    Reply {
-        status,
-        headers,
-        body,
-    }
-}
-
 /// How long [`eventually`] waits before it gives up: long enough for a slow, busy machine
 /// (a webhook's retries, a health check every 2 s), never a timing the test asserts.
 pub const EVENTUALLY_WITHIN: Duration = Duration::from_secs(60);
@@ -797,11 +651,6 @@ pub async fn eventually<T>(what: &str, mut probe: impl AsyncFnMut() -> Option<T>
 /// test's clock before it. What a test waits *for* it polls with [`eventually`].
 pub async fn quiet_for(d: Duration) {
     tokio::time::sleep(d).await;
-}
-
-pub enum RawBody {
-    Json(Value),
-    Text(String),
 }
 
 /// Defines one test per backend: `e2e!(name, |app| async move { ... });`, optionally with
