@@ -12,6 +12,7 @@ const FILES: &[&str] = &[
     "bm/v1/apps.proto",
     "bm/v1/messaging.proto",
     "bm/v1/broadcasts.proto",
+    "bm/v1/conversations.proto",
     "bm/v1/webhooks.proto",
     "bm/v1/jobs.proto",
     "bm/v1/qr.proto",

@@ -18,6 +18,7 @@ use crate::caller::internal_guard;
 use crate::clock::{SharedClock, SystemClock};
 use crate::config::{CoreConfig, DeliveryProviderKind, SmsProviderKind};
 use crate::consent::grpc::{AudienceGrpc, ConsentGrpc};
+use crate::conversations::grpc::{ConversationGrpc, UserConversationGrpc};
 use crate::db::{self, Backend};
 use crate::grants::grpc::GrantGrpc;
 use crate::identity::grpc::IdentityGrpc;
@@ -215,6 +216,16 @@ impl CoreApp {
             .add_service(pb::broadcast_service_server::BroadcastServiceServer::new(
                 BroadcastGrpc { core: core.clone() },
             ))
+            .add_service(
+                pb::conversation_service_server::ConversationServiceServer::new(ConversationGrpc {
+                    core: core.clone(),
+                }),
+            )
+            .add_service(
+                pb::user_conversation_service_server::UserConversationServiceServer::new(
+                    UserConversationGrpc { core: core.clone() },
+                ),
+            )
             .add_service(pb::webhook_service_server::WebhookServiceServer::new(
                 WebhookGrpc { core: core.clone() },
             ))
@@ -261,6 +272,8 @@ pub const SERVICE_NAMES: &[&str] = &[
     <pb::app_service_server::AppServiceServer<AppGrpc> as tonic::server::NamedService>::NAME,
     <pb::messaging_service_server::MessagingServiceServer<MessagingGrpc> as tonic::server::NamedService>::NAME,
     <pb::broadcast_service_server::BroadcastServiceServer<BroadcastGrpc> as tonic::server::NamedService>::NAME,
+    <pb::conversation_service_server::ConversationServiceServer<ConversationGrpc> as tonic::server::NamedService>::NAME,
+    <pb::user_conversation_service_server::UserConversationServiceServer<UserConversationGrpc> as tonic::server::NamedService>::NAME,
     <pb::webhook_service_server::WebhookServiceServer<WebhookGrpc> as tonic::server::NamedService>::NAME,
     <pb::webhook_job_service_server::WebhookJobServiceServer<JobGrpc> as tonic::server::NamedService>::NAME,
     <pb::grant_service_server::GrantServiceServer<GrantGrpc> as tonic::server::NamedService>::NAME,

@@ -292,6 +292,23 @@ pub struct LimitsConfig {
     #[arg(long, env = "FOLLOWER_LOOKUPS_PER_HOUR", default_value_t = 10_000,
           value_parser = clap::value_parser!(u32).range(100..))]
     pub follower_lookups_per_hour: u32,
+
+    /// Hours a conversation's service window stays open after the user's last message: free
+    /// text may be sent to the user only inside it.
+    #[arg(long, env = "SERVICE_WINDOW_HOURS", default_value_t = 24,
+          value_parser = clap::value_parser!(u32).range(1..=168))]
+    pub service_window_hours: u32,
+
+    /// Messages a user may write to one business per minute (exact across cores).
+    #[arg(long, env = "INBOUND_PER_MINUTE", default_value_t = 20,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub inbound_per_minute: u32,
+
+    /// Messages a business may send through one conversation per minute (exact across cores),
+    /// beside BUSINESS_SENDS_PER_SECOND.
+    #[arg(long, env = "REPLIES_PER_MINUTE", default_value_t = 30,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub replies_per_minute: u32,
 }
 
 impl CoreConfig {

@@ -14,6 +14,10 @@ pub mod users {
         pub status: UserStatus,
         pub created_at: DateTimeUtc,
         pub updated_at: DateTimeUtc,
+        /// Shown to a business only in the conversations the user started.
+        pub display_name: Option<String>,
+        /// Whether businesses see when the user read their messages.
+        pub read_receipts: bool,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -250,6 +254,10 @@ pub mod messages {
         pub expires_at: Option<DateTimeUtc>,
         /// The broadcast it belongs to; null for single sends.
         pub broadcast_id: Option<Uuid>,
+        /// Set on messages sent through a conversation route.
+        pub conversation_id: Option<Uuid>,
+        /// A conversation message's `reply_to`: a message of the thread.
+        pub reply_to: Option<Uuid>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -552,6 +560,90 @@ pub mod broadcast_recipients {
         pub broadcast_id: Uuid,
         #[sea_orm(primary_key, auto_increment = false)]
         pub user_id: Uuid,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+/// A (business, user) pair's conversation, created by the user's first message.
+pub mod conversations {
+    use proto::vocabulary::ConversationStatus;
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "conversations")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub business_id: Uuid,
+        pub user_id: Uuid,
+        pub status: ConversationStatus,
+        pub blocked: bool,
+        pub label: Option<String>,
+        pub assigned_to: Option<Uuid>,
+        /// The user's messages so far: the last one's `sequence`.
+        pub inbound_count: i32,
+        /// The business's read mark: the `sequence` of the last user message it covers.
+        pub business_read_seq: i32,
+        pub created_at: DateTimeUtc,
+        pub last_message_at: DateTimeUtc,
+        pub last_inbound_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+/// A user's message to a business.
+pub mod inbound_messages {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "inbound_messages")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub conversation_id: Uuid,
+        pub business_id: Uuid,
+        pub user_id: Uuid,
+        pub sequence: i32,
+        pub body: String,
+        pub reply_to: Option<Uuid>,
+        pub client_message_id: Option<Uuid>,
+        pub received_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+/// Every advance of a read mark: `side` `user` covers the business's messages, `business` the
+/// user's.
+pub mod read_marks {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "read_marks")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub business_id: Uuid,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub user_id: Uuid,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub side: String,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub up_to_at: DateTimeUtc,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub up_to_id: Uuid,
+        pub read_at: DateTimeUtc,
+        pub receipts: bool,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -11,6 +11,7 @@ pub mod caller;
 pub mod clock;
 pub mod config;
 pub mod consent;
+pub mod conversations;
 pub mod db;
 pub mod domain;
 pub mod entities;

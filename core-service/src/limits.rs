@@ -300,6 +300,20 @@ pub async fn take_in(
     take_units(txn, key, rate, units, now_us).await
 }
 
+/// Whether [`take_in`] would take one unit of `key` at `now_us`, taking nothing: None, or the
+/// wait it would answer (a send check). One read.
+pub async fn peek_in(
+    db: &impl ConnectionTrait,
+    key: &str,
+    rate: Rate,
+    now_us: i64,
+) -> AppResult<Option<Duration>> {
+    let stored = rate_limits::Entity::find_by_id(key.to_string())
+        .one(db)
+        .await?;
+    Ok(stored.and_then(|row| wait(row.value, now_us, rate, 1)))
+}
+
 async fn take_units(
     db: &impl ConnectionTrait,
     key: &str,

@@ -20,6 +20,7 @@ mod m20261127_000011_scheduling;
 mod m20261128_000012_service_times;
 mod m20261129_000013_broadcasts;
 mod m20261130_000014_integrator;
+mod m20261201_000015_conversations;
 
 pub struct Migrator;
 
@@ -41,6 +42,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000012_service_times::Migration),
             Box::new(m20261129_000013_broadcasts::Migration),
             Box::new(m20261130_000014_integrator::Migration),
+            Box::new(m20261201_000015_conversations::Migration),
         ]
     }
 }

@@ -85,6 +85,8 @@ catalogue! {
     CannotFollowOwnBusiness = "cannot_follow_own_business", PermissionDenied, 403;
     BusinessFollowRequired = "business_follow_required", PermissionDenied, 403;
     MarketingOptInRequired = "marketing_opt_in_required", PermissionDenied, 403;
+    ServiceWindowClosed = "service_window_closed", PermissionDenied, 403;
+    ConversationBlocked = "conversation_blocked", PermissionDenied, 403;
     // 404: no such resource (or it expired).
     NotFound = "not_found", NotFound, 404;
     BusinessNotFound = "business_not_found", NotFound, 404;
@@ -96,6 +98,7 @@ catalogue! {
     MessageNotFound = "message_not_found", NotFound, 404;
     DeliveryNotFound = "delivery_not_found", NotFound, 404;
     BroadcastNotFound = "broadcast_not_found", NotFound, 404;
+    ConversationNotFound = "conversation_not_found", NotFound, 404;
     // 405: the path exists, the method does not.
     MethodNotAllowed = "method_not_allowed", Unimplemented, 405;
     // 408: the client did not send its request in time.

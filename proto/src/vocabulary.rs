@@ -317,6 +317,8 @@ value_set! {
         FollowUpdated = "follow.updated",
         FollowDeleted = "follow.deleted",
         BroadcastCompleted = "broadcast.completed",
+        MessageReceived = "message.received",
+        MessageRead = "message.read",
         /// Sent by `POST /business/webhooks/{id}/test`, to that endpoint only.
         WebhookTest = "webhook.test",
     }
@@ -346,6 +348,24 @@ value_set! {
     /// The accepted send's status: always `sent` (the outcome arrives later).
     pub enum SendStatus as "SendStatus" {
         Sent = "sent",
+    }
+
+    /// A conversation's status: a user message reopens a closed one.
+    pub enum ConversationStatus as "ConversationStatus" {
+        Open = "open",
+        Closed = "closed",
+    }
+
+    /// Whether a conversation's service window is open (free text may go to the user).
+    pub enum WindowState as "WindowState" {
+        Open = "open",
+        Closed = "closed",
+    }
+
+    /// Which side wrote a thread entry: the user (`inbound`) or the business (`outbound`).
+    pub enum Direction as "Direction" {
+        Inbound = "inbound",
+        Outbound = "outbound",
     }
 
     /// The token type of an access token.
@@ -389,6 +409,8 @@ subset! {
         FollowUpdated,
         FollowDeleted,
         BroadcastCompleted,
+        MessageReceived,
+        MessageRead,
     }
 }
 

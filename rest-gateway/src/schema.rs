@@ -18,9 +18,10 @@ pub const E164_PATTERN: &str = r"^\+[1-9][0-9]{1,14}$";
 // may subscribe to).
 pub use proto::vocabulary::{
     AssignableRole, BroadcastCategory, BroadcastStatus, BusinessMode, BusinessStatus,
-    Category as RecordCategory, ChangeSource, DeliveryStatus, EventType as DeliveryEventType,
-    FailureReason, FollowStatus, MessageSource, MessageStatus, QrStatus, Role, Scope, SendStatus,
-    SubscribableEvent as EventType, TokenType, UserStatus,
+    Category as RecordCategory, ChangeSource, ConversationStatus, DeliveryStatus, Direction,
+    EventType as DeliveryEventType, FailureReason, FollowStatus, MessageSource, MessageStatus,
+    QrStatus, Role, Scope, SendStatus, SubscribableEvent as EventType, TokenType, UserStatus,
+    WindowState,
 };
 
 /// A list of distinct values of `T`, at least one (`uniqueItems`, `minItems: 1`).
@@ -89,6 +90,9 @@ pub struct MessageSentData {
     /// The broadcast the message belongs to; null for single sends.
     #[schema(format = Uuid)]
     pub broadcast_id: Option<String>,
+    /// The conversation the message was sent in; null elsewhere.
+    #[schema(format = Uuid)]
+    pub conversation_id: Option<String>,
 }
 
 /// `message.failed`: a send was not delivered.
@@ -108,6 +112,9 @@ pub struct MessageFailedData {
     /// The broadcast the message belongs to; null for single sends.
     #[schema(format = Uuid)]
     pub broadcast_id: Option<String>,
+    /// The conversation the message was sent in; null elsewhere.
+    #[schema(format = Uuid)]
+    pub conversation_id: Option<String>,
 }
 
 /// Where a broadcast stands. `audience = accepted + skipped + not_created` once it started.
@@ -126,6 +133,46 @@ pub struct BroadcastCounts {
     /// Created messages delivered, and failed.
     pub delivered: i64,
     pub failed: i64,
+}
+
+/// `message.received`: a user wrote to the business. Recorded once per message, delivered at
+/// least once: deduplicate by `event_id`, order by `sequence`.
+#[derive(Serialize, ToSchema)]
+pub struct MessageReceivedData {
+    #[schema(format = Uuid)]
+    pub message_id: String,
+    #[schema(format = Uuid)]
+    pub conversation_id: String,
+    /// The writer (phone numbers are never shown).
+    #[schema(format = Uuid)]
+    pub user_id: String,
+    /// The user's messages in this conversation so far, from 1, in commit order.
+    pub sequence: i64,
+    pub body: String,
+    /// A message of the thread the user answered; null otherwise.
+    #[schema(format = Uuid)]
+    pub reply_to: Option<String>,
+    #[schema(format = DateTime)]
+    pub received_at: String,
+    /// Free text may be sent to the user until then.
+    #[schema(format = DateTime)]
+    pub window_expires_at: String,
+}
+
+/// `message.read`: the user's read mark moved forward over delivered messages of the business
+/// (never sent while the user's read receipts are off).
+#[derive(Serialize, ToSchema)]
+pub struct MessageReadData {
+    /// Null when the user never wrote to the business.
+    #[schema(format = Uuid)]
+    pub conversation_id: Option<String>,
+    #[schema(format = Uuid)]
+    pub user_id: String,
+    /// The message the mark now stands on: the business's messages at or before it are read.
+    #[schema(format = Uuid)]
+    pub read_up_to: String,
+    #[schema(format = DateTime)]
+    pub read_at: String,
 }
 
 /// `broadcast.completed`: every message a broadcast created has its outcome.

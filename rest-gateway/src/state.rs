@@ -10,11 +10,13 @@ use proto::v1::audience_service_client::AudienceServiceClient;
 use proto::v1::broadcast_service_client::BroadcastServiceClient;
 use proto::v1::business_service_client::BusinessServiceClient;
 use proto::v1::consent_service_client::ConsentServiceClient;
+use proto::v1::conversation_service_client::ConversationServiceClient;
 use proto::v1::grant_service_client::GrantServiceClient;
 use proto::v1::identity_service_client::IdentityServiceClient;
 use proto::v1::messaging_service_client::MessagingServiceClient;
 use proto::v1::qr_service_client::QrServiceClient;
 use proto::v1::team_service_client::TeamServiceClient;
+use proto::v1::user_conversation_service_client::UserConversationServiceClient;
 use proto::v1::webhook_service_client::WebhookServiceClient;
 
 use crate::config::GatewayConfig;
@@ -42,6 +44,8 @@ pub struct Clients {
     pub apps: AppServiceClient<CoreChannel>,
     pub messaging: MessagingServiceClient<CoreChannel>,
     pub broadcasts: BroadcastServiceClient<CoreChannel>,
+    pub conversations: ConversationServiceClient<CoreChannel>,
+    pub user_conversations: UserConversationServiceClient<CoreChannel>,
     pub webhooks: WebhookServiceClient<CoreChannel>,
     pub grants: GrantServiceClient<CoreChannel>,
     pub qr: QrServiceClient<CoreChannel>,
@@ -75,6 +79,8 @@ impl AppState {
             apps: AppServiceClient::new(channel.clone()),
             messaging: MessagingServiceClient::new(channel.clone()),
             broadcasts: BroadcastServiceClient::new(channel.clone()),
+            conversations: ConversationServiceClient::new(channel.clone()),
+            user_conversations: UserConversationServiceClient::new(channel.clone()),
             webhooks: WebhookServiceClient::new(channel.clone()),
             grants: GrantServiceClient::new(channel.clone()),
             qr: QrServiceClient::new(channel),

@@ -31,6 +31,14 @@ const ELSEWHERE: &[(&str, &str)] = &[
         "http_edges::a_body_sent_too_slowly_is_answered_408_request_timeout (a 1 s setting)",
     ),
     (
+        "service_window_closed",
+        "conversation_replies::free_text_goes_inside_the_window_and_a_category_message_after_it (the clock)",
+    ),
+    (
+        "conversation_blocked",
+        "conversations::a_block_refuses_the_users_messages_until_lifted",
+    ),
+    (
         "webhook_limit_reached",
         "webhooks::a_business_has_at_most_the_configured_number_of_endpoints_even_when_created_at_once",
     ),
@@ -594,6 +602,16 @@ e2e!(
                     "/business/messages/{}/cancel",
                     sent.data()["id"].as_str().unwrap()
                 )
+            )
+            .token(&biz.owner_token)
+            .send(&app)
+            .await
+        );
+        expect!(
+            "conversation_not_found",
+            call(
+                Method::GET,
+                format!("/business/conversations/{}", uuid::Uuid::new_v4())
             )
             .token(&biz.owner_token)
             .send(&app)

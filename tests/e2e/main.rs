@@ -15,6 +15,8 @@ mod broadcasts_runner;
 mod business_account;
 mod consent;
 mod console;
+mod conversation_replies;
+mod conversations;
 mod cores;
 mod delivery_http;
 mod docs;

@@ -20,9 +20,49 @@ e2e!(me_names_a_user_without_a_business, |app| async move {
             "status": "active",
             "business_account_id": null,
             "role": null,
+            "display_name": null,
+            "read_receipts": true,
         })
     );
 });
+
+e2e!(
+    patch_me_sets_the_display_name_and_read_receipts_and_nothing_else,
+    |app| async move {
+        let (_, token) = app.user(OWNER).await;
+        let named = app
+            .patch("/me", Some(&token), json!({ "display_name": "  Sam  " }))
+            .await;
+        named.assert_ok(200);
+        assert_eq!(named.data()["display_name"], "Sam", "trimmed");
+        assert_eq!(named.data()["read_receipts"], true);
+        let off = app
+            .patch("/me", Some(&token), json!({ "read_receipts": false }))
+            .await;
+        off.assert_ok(200);
+        assert_eq!(off.data()["display_name"], "Sam", "absent fields stay");
+        assert_eq!(off.data()["read_receipts"], false);
+        let cleared = app
+            .patch("/me", Some(&token), json!({ "display_name": null }))
+            .await;
+        assert_eq!(cleared.data()["display_name"], serde_json::Value::Null);
+        for bad in [
+            json!({ "display_name": "x".repeat(65) }),
+            json!({ "display_name": "a\u{7}b" }),
+            json!({ "read_receipts": "no" }),
+            json!({ "phone_number": "+14155550999" }),
+        ] {
+            app.patch("/me", Some(&token), bad.clone())
+                .await
+                .assert_error(400, "invalid_request");
+        }
+        app.patch("/me", None, json!({}))
+            .await
+            .assert_error(401, "unauthorized");
+        let me = app.get("/me", Some(&token)).await;
+        assert_eq!(me.data()["read_receipts"], false);
+    }
+);
 
 e2e!(
     me_names_the_business_and_the_role_of_its_owner_and_of_a_member,

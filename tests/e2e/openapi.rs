@@ -133,6 +133,9 @@ fn openapi_enums_are_the_vocabularys_value_sets() {
         QrStatus,
         SendStatus,
         TokenType,
+        ConversationStatus,
+        Direction,
+        WindowState,
     );
     // The names the document has always used (the client libraries' type names). A send's
     // category (`SendCategory`) is spelled per body variant (`UtilityCategory` and the like).
@@ -149,6 +152,8 @@ fn openapi_enums_are_the_vocabularys_value_sets() {
             "follow.updated",
             "follow.deleted",
             "broadcast.completed",
+            "message.received",
+            "message.read",
         ]
     );
 }
@@ -199,6 +204,8 @@ fn openapi_gives_each_webhook_event_its_own_payload_and_a_union_of_them() {
     let expected = [
         ("message.sent", "MessageSentData"),
         ("message.failed", "MessageFailedData"),
+        ("message.received", "MessageReceivedData"),
+        ("message.read", "MessageReadData"),
         ("broadcast.completed", "BroadcastCompletedData"),
         ("grant.revoked", "GrantRevokedData"),
         ("follow.created", "FollowEventData"),
@@ -230,7 +237,7 @@ fn openapi_gives_each_webhook_event_its_own_payload_and_a_union_of_them() {
     assert!(schemas.get("WebhookPayload").is_none());
     assert_eq!(
         schemas["WebhookEvent"]["oneOf"].as_array().unwrap().len(),
-        6,
+        8,
         "one variant per payload"
     );
 }

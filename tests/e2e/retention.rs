@@ -70,6 +70,7 @@ e2e!(
                 "refresh_families",
             ),
             (90 * DAY, &["messages"], "messages"),
+            (90 * DAY, &["inbound_messages"], "received"),
             (90 * DAY, &["inbox_messages"], "inbox"),
         ];
         // When each table's rows of a set go, counted from the set's creation.

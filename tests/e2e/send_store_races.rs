@@ -235,6 +235,7 @@ e2e!(
             key: None,
             service_limit: None,
             check: None,
+            thread: None,
         };
         // A service send (to another recipient, so its limit passes) reusing the stored
         // message's id: writing it fails on the primary key.
@@ -248,6 +249,7 @@ e2e!(
             message,
             key: None,
             check: None,
+            thread: None,
         };
         let now_ms = core_service::clock::Clock::now_ms(&app.clock);
         let batch = write_batch(&app.core.db, &[plain, clash], now_ms, None).await;
@@ -377,6 +379,7 @@ e2e!(
                     to: FAN.to_string(),
                     version: version.to_string(),
                 }),
+                thread: None,
             }
         };
         let stored = |send: NewSend| async move {

@@ -244,6 +244,24 @@ const ELSEWHERE: &[(&str, &str, &str, &str)] = &[
         "follower_lookups_per_hour",
     ),
     (
+        "INBOUND_PER_MINUTE",
+        "tests/e2e/conversations.rs",
+        "the_per_user_limit_refuses_with_retry_after",
+        "inbound_per_minute",
+    ),
+    (
+        "REPLIES_PER_MINUTE",
+        "tests/e2e/conversation_replies.rs",
+        "replies_per_conversation_are_limited_exactly",
+        "replies_per_minute",
+    ),
+    (
+        "SERVICE_WINDOW_HOURS",
+        "tests/e2e/conversation_replies.rs",
+        "the_window_lasts_service_window_hours",
+        "service_window_hours",
+    ),
+    (
         "BUSINESS_SENDS_PER_SECOND",
         "tests/e2e/sends.rs",
         "the_per_business_send_limit_answers_429_with_retry_after",

@@ -165,7 +165,7 @@ e2e!(
             .assert_error(404, "webhook_not_found");
         for bad in [
             "status=done",
-            "event_type=message.read",
+            "event_type=message.bounced",
             "starting_after=nope",
         ] {
             get(bad.into()).await.assert_error(400, "invalid_request");

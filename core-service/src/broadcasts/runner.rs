@@ -293,5 +293,7 @@ fn message(
         send_at: None,
         expires_at: None,
         broadcast_id: Some(broadcast.id),
+        conversation_id: None,
+        reply_to: None,
     }
 }

@@ -108,5 +108,10 @@ pub async fn remove(core: &Core, console: &caller::Member, user_id: &str) -> App
             "the owner cannot be removed",
         ));
     }
-    store::remove_member(&core.db, member.business_id, member.user_id).await
+    // The membership and the member's assignments end together.
+    let txn = sea_orm::TransactionTrait::begin(&core.db).await?;
+    store::remove_member(&txn, member.business_id, member.user_id).await?;
+    crate::conversations::service::member_removed(&txn, member.business_id, member.user_id).await?;
+    txn.commit().await?;
+    Ok(())
 }

@@ -54,17 +54,22 @@ impl pb::identity_service_server::IdentityService for IdentityGrpc {
 
     async fn who_am_i(&self, request: Request<pb::Empty>) -> Result<Response<pb::Me>, Status> {
         let me = crate::caller::who_am_i(&self.core, authorization(&request)).await?;
-        let (business_account_id, role) = match me.business {
-            Some((id, role)) => (Some(id.to_string()), Some(role.to_string())),
-            None => (None, None),
+        Ok(Response::new(me_pb(me)))
+    }
+
+    async fn update_me(
+        &self,
+        request: Request<pb::UpdateMeRequest>,
+    ) -> Result<Response<pb::Me>, Status> {
+        let body = request.get_ref();
+        let change = service::MeChange {
+            display_name: body.display_name.clone().map(|p| p.value),
+            read_receipts: body.read_receipts,
         };
-        Ok(Response::new(pb::Me {
-            user_id: me.user.id.to_string(),
-            phone_number: me.user.phone_number,
-            status: me.user.status.to_string(),
-            business_account_id,
-            role,
-        }))
+        let user = crate::caller::User::of(&self.core, &request).await?;
+        service::update_me(&self.core, &user, change).await?;
+        let me = crate::caller::who_am_i(&self.core, authorization(&request)).await?;
+        Ok(Response::new(me_pb(me)))
     }
 
     async fn logout(
@@ -73,5 +78,21 @@ impl pb::identity_service_server::IdentityService for IdentityGrpc {
     ) -> Result<Response<pb::Empty>, Status> {
         service::logout(&self.core, &request.get_ref().refresh_token).await?;
         Ok(Response::new(pb::Empty {}))
+    }
+}
+
+fn me_pb(me: crate::caller::Me) -> pb::Me {
+    let (business_account_id, role) = match me.business {
+        Some((id, role)) => (Some(id.to_string()), Some(role.to_string())),
+        None => (None, None),
+    };
+    pb::Me {
+        user_id: me.user.id.to_string(),
+        phone_number: me.user.phone_number,
+        status: me.user.status.to_string(),
+        business_account_id,
+        role,
+        display_name: me.user.display_name,
+        read_receipts: me.user.read_receipts,
     }
 }

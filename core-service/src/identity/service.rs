@@ -333,3 +333,49 @@ pub async fn logout(core: &Core, refresh_token: &str) -> AppResult<()> {
     let (_, family) = presented_token(core, refresh_token).await?;
     store::revoke_family(&core.db, family.id, core.clock.now()).await
 }
+
+/// What a user may change of their own account; None leaves a field as it is.
+#[derive(Debug, Clone, Default)]
+pub struct MeChange {
+    /// Some(None) (or an empty name) clears it.
+    pub display_name: Option<Option<String>>,
+    pub read_receipts: Option<bool>,
+}
+
+/// The longest display name, in characters.
+pub const MAX_DISPLAY_NAME: usize = 64;
+
+/// Changes the caller's own display name and read receipts; returns the user after.
+///
+/// Errors: `invalid_request` (a display name over 64 characters, or with control characters).
+pub async fn update_me(
+    core: &Core,
+    user: &crate::caller::User,
+    change: MeChange,
+) -> AppResult<crate::entities::users::Model> {
+    let display_name = match change.display_name {
+        None => None,
+        Some(None) => Some(None),
+        Some(Some(name)) => {
+            let name = name.trim().to_string();
+            if name.chars().count() > MAX_DISPLAY_NAME || name.chars().any(char::is_control) {
+                return Err(AppError::new(
+                    ErrorCode::InvalidRequest,
+                    "display_name: at most 64 characters, no control characters",
+                ));
+            }
+            Some((!name.is_empty()).then_some(name))
+        }
+    };
+    if display_name.is_none() && change.read_receipts.is_none() {
+        return Ok((**user).clone());
+    }
+    store::update_profile(
+        &core.db,
+        user.id,
+        display_name,
+        change.read_receipts,
+        core.clock.now(),
+    )
+    .await
+}

@@ -37,6 +37,7 @@ pub async fn insert_user(
         status: Set(status),
         created_at: Set(now),
         updated_at: Set(now),
+        ..Default::default()
     }
     .insert(db)
     .await
@@ -59,6 +60,7 @@ pub async fn ensure_users(
         status: Set(status),
         created_at: Set(now),
         updated_at: Set(now),
+        ..Default::default()
     });
     let inserted = users::Entity::insert_many(rows)
         .on_conflict(
@@ -263,4 +265,27 @@ pub async fn use_refresh_token(
         .exec(db)
         .await?;
     Ok(result.rows_affected == 1)
+}
+
+/// Sets a user's display name and read receipts (None: unchanged); returns the user after.
+pub async fn update_profile(
+    db: &impl ConnectionTrait,
+    user_id: Uuid,
+    display_name: Option<Option<String>>,
+    read_receipts: Option<bool>,
+    now: DateTime<Utc>,
+) -> AppResult<users::Model> {
+    use sea_orm::{ActiveModelTrait as _, ActiveValue};
+    let mut row = users::ActiveModel {
+        id: ActiveValue::Unchanged(user_id),
+        updated_at: Set(now),
+        ..Default::default()
+    };
+    if let Some(name) = display_name {
+        row.display_name = Set(name);
+    }
+    if let Some(receipts) = read_receipts {
+        row.read_receipts = Set(receipts);
+    }
+    Ok(row.update(db).await?)
 }

@@ -145,6 +145,7 @@ async fn app_send_from(
         outgoing,
         (raw_timing.clone(), timing),
         intent,
+        None,
     )
     .await
 }
@@ -236,6 +237,7 @@ async fn service_send(
         outgoing,
         (raw_timing, timing),
         intent,
+        None,
     )
     .await
 }

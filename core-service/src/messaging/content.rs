@@ -257,9 +257,37 @@ pub fn parse_service_send(
     })
 }
 
+/// Structured content as the business is shown it (history, a message, threads): an
+/// authentication message's `code` replaced by `"******"`; everything else as stored.
+pub fn masked_for_business(category: Category, content: Option<String>) -> Option<String> {
+    if category != Category::Authentication {
+        return content;
+    }
+    content.map(|c| match serde_json::from_str::<Value>(&c) {
+        Ok(mut value) => {
+            if let Some(code) = value.get_mut("code") {
+                *code = Value::String("******".into());
+            }
+            value.to_string()
+        }
+        Err(_) => c,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_business_never_sees_an_authentication_code() {
+        let code = Some(r#"{"code":"482913"}"#.to_string());
+        assert_eq!(
+            masked_for_business(Category::Authentication, code.clone()).as_deref(),
+            Some(r#"{"code":"******"}"#)
+        );
+        assert_eq!(masked_for_business(Category::Marketing, code.clone()), code);
+        assert_eq!(masked_for_business(Category::Authentication, None), None);
+    }
 
     fn code(r: AppResult<Outgoing>) -> ErrorCode {
         r.unwrap_err().code

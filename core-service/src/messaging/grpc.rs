@@ -46,8 +46,8 @@ fn would_send() -> Response<pb::CheckResult> {
 fn record_pb(m: messages::Model) -> pb::MessageRecord {
     pb::MessageRecord {
         id: m.id.to_string(),
-        // A broadcast never hands the business its followers' numbers.
-        to: m.broadcast_id.is_none().then_some(m.to_phone),
+        // Neither a broadcast nor a conversation hands the business a number.
+        to: (m.broadcast_id.is_none() && m.conversation_id.is_none()).then_some(m.to_phone),
         recipient_user_id: m.recipient_user_id.to_string(),
         category: m.category.to_string(),
         status: m.status.to_string(),
@@ -60,6 +60,9 @@ fn record_pb(m: messages::Model) -> pb::MessageRecord {
         send_at: m.send_at.map(rfc3339),
         expires_at: m.expires_at.map(rfc3339),
         broadcast_id: m.broadcast_id.map(|id| id.to_string()),
+        conversation_id: m.conversation_id.map(|id| id.to_string()),
+        message_content_json: super::content::masked_for_business(m.category, m.message_content),
+        body: m.body,
     }
 }
 
@@ -267,6 +270,7 @@ impl pb::messaging_service_server::MessagingService for MessagingGrpc {
                     webhooks_failed: day.webhooks_failed,
                     follows: day.follows,
                     unfollows: day.unfollows,
+                    received: day.received,
                 })
                 .collect(),
         }))

@@ -48,7 +48,7 @@ pub enum Answer {
 
 impl Answer {
     /// The accepted message's id (`Intent::Send` never answers `WouldSend`).
-    pub(super) fn id(self) -> AppResult<Uuid> {
+    pub(crate) fn id(self) -> AppResult<Uuid> {
         match self {
             Answer::Accepted(id) => Ok(id),
             Answer::WouldSend => Err(AppError::internal("a send was answered as a check")),
@@ -150,13 +150,13 @@ impl SendFields {
 }
 
 /// Who is sending on behalf of which business.
-pub(super) struct Sender {
-    pub(super) business_id: Uuid,
-    pub(super) source: MessageSource,
-    pub(super) app_id: Option<Uuid>,
-    pub(super) user_id: Option<Uuid>,
+pub(crate) struct Sender {
+    pub(crate) business_id: Uuid,
+    pub(crate) source: MessageSource,
+    pub(crate) app_id: Option<Uuid>,
+    pub(crate) user_id: Option<Uuid>,
     /// When the send is decided from a kept context: what its write must find unchanged.
-    pub(super) check: Option<store::ContextCheck>,
+    pub(crate) check: Option<store::ContextCheck>,
 }
 
 /// A console user's send (any role; `authentication` is reserved for app tokens).
@@ -207,6 +207,7 @@ async fn console_send(
         outgoing,
         (fields.timing, timing),
         intent,
+        None,
     )
     .await
 }
@@ -252,7 +253,7 @@ pub(crate) fn business_of(context: &store::AppSendContext) -> AppResult<&store::
         .ok_or_else(|| AppError::new(ErrorCode::BusinessNotFound, "no such business"))
 }
 
-pub(super) fn request_hash(sender: &Sender, outgoing: &Outgoing, timing: &RawTiming) -> String {
+pub(crate) fn request_hash(sender: &Sender, outgoing: &Outgoing, timing: &RawTiming) -> String {
     let mut canonical = serde_json::json!({
         "source": sender.source.as_str(),
         "to": outgoing.to.as_str(),
@@ -286,7 +287,7 @@ pub(crate) fn in_progress() -> AppError {
 
 /// What a key already holds decides before a later check refuses: a replay gets its id even
 /// if the recipient has unfollowed since or the business is at its limit (DESIGN's order).
-pub(super) async fn earlier_answer(
+pub(crate) async fn earlier_answer(
     core: &Core,
     business_id: Uuid,
     key: Option<&store::KeyClaim>,
@@ -308,7 +309,7 @@ pub(super) async fn earlier_answer(
 
 /// A refusal before the write: the key's earlier answer, or the refusal; for a send decided
 /// from a kept context, neither (`Stale`: the fresh read decides, credential first).
-pub(super) async fn refused(
+pub(crate) async fn refused(
     core: &Core,
     sender: &Sender,
     key: Option<&store::KeyClaim>,
@@ -325,13 +326,14 @@ pub(super) async fn refused(
 /// The checks from "recipient exists" on, and the acceptance itself: the message and its outbox
 /// row are committed (with the key's claim, in a shared transaction) before this returns. A
 /// check stops before the first write, reading what the writes would have checked.
-pub(super) async fn accept(
+pub(crate) async fn accept(
     core: &Core,
     sender: Sender,
     recipient: store::RecipientState,
     outgoing: Outgoing,
     (raw_timing, timing): (RawTiming, Timing),
     intent: Intent,
+    thread: Option<store::ThreadSend>,
 ) -> AppResult<Answer> {
     let recipient_id = recipient.user_id.ok_or_else(|| {
         AppError::new(
@@ -368,7 +370,13 @@ pub(super) async fn accept(
         core.send_budget
             .peek(&budget_key, rate, ErrorCode::BusinessSendRateLimited)
             .await?;
-        if outgoing.category == Category::Service {
+        if let Some(thread) = &thread {
+            let wait =
+                crate::limits::peek_in(&core.db, &thread.key, thread.rate, now_ms * 1000).await?;
+            if let Some(wait) = wait {
+                return Err(replies_limited(wait));
+            }
+        } else if outgoing.category == Category::Service {
             let at = timing.send_at.map_or(now, |at| at.max(now));
             let spacing = rules::SERVICE_SPACING;
             if let Some(other) =
@@ -390,10 +398,11 @@ pub(super) async fn accept(
 
     let id = Uuid::now_v7();
     let outgoing_category = outgoing.category.as_str();
-    let service_limit = (outgoing.category == Category::Service).then(|| store::ServiceLimit {
-        key: format!("send:service:{}:{}", sender.business_id, recipient_id),
-        spacing: rules::SERVICE_SPACING,
-    });
+    let service_limit =
+        (outgoing.category == Category::Service && thread.is_none()).then(|| store::ServiceLimit {
+            key: format!("send:service:{}:{}", sender.business_id, recipient_id),
+            spacing: rules::SERVICE_SPACING,
+        });
     let message = messages::Model {
         id,
         business_id: sender.business_id,
@@ -411,12 +420,14 @@ pub(super) async fn accept(
             MessageStatus::Accepted
         },
         failure_reason: None,
-        emits_event: sender.source == MessageSource::App,
+        emits_event: sender.source == MessageSource::App || thread.is_some(),
         created_at: now,
         completed_at: None,
         send_at: timing.send_at,
         expires_at: timing.expires_at,
         broadcast_id: None,
+        conversation_id: thread.as_ref().map(|t| t.conversation_id),
+        reply_to: thread.as_ref().and_then(|t| t.reply_to),
     };
     let source_label = sender.source.as_str();
     let category_label = outgoing_category;
@@ -427,6 +438,7 @@ pub(super) async fn accept(
             key,
             service_limit,
             check: sender.check,
+            thread,
         })
         .await;
     let answer = match written {
@@ -444,6 +456,10 @@ pub(super) async fn accept(
         Ok(Written::Stale) => Ok(Answer::Stale),
         Ok(Written::Conflict) => Err(conflict()),
         Ok(Written::InProgress) => Err(in_progress()),
+        Ok(Written::RepliesLimited(wait)) => Err({
+            crate::limits::count_refusal("conversation_replies");
+            replies_limited(wait)
+        }),
         Ok(Written::Limited(other)) => Err({
             crate::limits::count_refusal("service_recipient");
             service_limited(rules::service_wait_after(other, now_ms))
@@ -460,5 +476,13 @@ fn service_limited(wait: Duration) -> AppError {
         ErrorCode::BusinessSendRateLimited,
         wait,
         "one service message per recipient per minute of send time",
+    )
+}
+
+fn replies_limited(wait: Duration) -> AppError {
+    AppError::retry_after(
+        ErrorCode::BusinessSendRateLimited,
+        wait,
+        "REPLIES_PER_MINUTE: too many replies in this conversation",
     )
 }

@@ -59,6 +59,8 @@ pub struct DayUsage {
     pub webhooks_failed: i64,
     pub follows: i64,
     pub unfollows: i64,
+    /// User messages received that day.
+    pub received: i64,
 }
 
 impl DayUsage {
@@ -126,6 +128,7 @@ fn day_of(date: String, counts: &Counts) -> DayUsage {
         webhooks_failed: get(counts, Counter::WebhooksFailed),
         follows: get(counts, Counter::Follows),
         unfollows: get(counts, Counter::Unfollows),
+        received: get(counts, Counter::Received),
     }
 }
 

@@ -30,6 +30,7 @@ const DAY_MS: i64 = 24 * HOUR_MS;
 /// The kinds of data the purge deletes, as the metrics label them.
 pub const CLASSES: &[&str] = &[
     "messages",
+    "received",
     "inbox",
     "events",
     "deliveries",
@@ -143,6 +144,20 @@ fn class_batch(r: &RetentionConfig, class: &str) -> (Batch, Age) {
             Batch {
                 counted: Some(Counted::Messages),
                 ..batch("messages", "id", decided, "created_at", &[])
+            },
+            Age::Days(r.retention_messages_days),
+        ),
+        // The users' own messages follow the messages' retention.
+        "received" => (
+            Batch {
+                counted: Some(Counted::Received),
+                ..batch(
+                    "inbound_messages",
+                    "id",
+                    "received_at < $1",
+                    "received_at",
+                    &[],
+                )
             },
             Age::Days(r.retention_messages_days),
         ),

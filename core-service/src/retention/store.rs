@@ -27,6 +27,7 @@ pub(super) struct Batch {
 pub(super) enum Counted {
     Messages,
     Deliveries,
+    Received,
 }
 
 impl Counted {
@@ -34,6 +35,7 @@ impl Counted {
         match self {
             Counted::Messages => " RETURNING business_id, category, status",
             Counted::Deliveries => " RETURNING business_id, status",
+            Counted::Received => " RETURNING business_id",
         }
     }
 
@@ -51,6 +53,7 @@ impl Counted {
                     let status: DeliveryStatus = row.try_get_by_index(1)?;
                     tally.purged_delivery(business, status);
                 }
+                Counted::Received => tally.purged_received(business),
             }
         }
         Ok(tally)

@@ -59,10 +59,14 @@ pub enum Counter {
     /// Follows that became active, and that became unfollowed, that day (daily only).
     Follows,
     Unfollows,
+    /// User messages: kept (totals), received that day (daily).
+    Received,
+    /// Conversations with user messages after the business's read mark (totals only).
+    UnreadConversations,
 }
 
 /// Column names, in [`Counter`] order.
-pub const COLUMNS: [&str; 16] = [
+pub const COLUMNS: [&str; 18] = [
     "authentication",
     "utility",
     "marketing",
@@ -79,6 +83,8 @@ pub const COLUMNS: [&str; 16] = [
     "followers_opt_in",
     "follows",
     "unfollows",
+    "received",
+    "unread_conversations",
 ];
 
 /// One row's worth of counters.
@@ -232,6 +238,21 @@ impl Tally {
             -1 => self.add(business, day_of(now_ms), Counter::Unfollows, 1),
             _ => {}
         }
+    }
+
+    /// A user message received at `now_ms`.
+    pub fn received(&mut self, business: Uuid, now_ms: i64) {
+        self.both(business, now_ms, Counter::Received, 1);
+    }
+
+    /// A kept user message purged.
+    pub fn purged_received(&mut self, business: Uuid) {
+        self.add(business, TOTALS, Counter::Received, -1);
+    }
+
+    /// `n` conversations turned unread (1) or read (-1).
+    pub fn unread_conversations(&mut self, business: Uuid, n: i64) {
+        self.add(business, TOTALS, Counter::UnreadConversations, n);
     }
 
     /// A kept message purged.

@@ -31,6 +31,23 @@ const BROADCAST_SHAPE: &[ErrorCode] = &[
     E::IdempotencyInProgress,
 ];
 
+/// What a message in a conversation can answer besides the caller's own errors.
+const CONVERSATION_SEND: &[ErrorCode] = &[
+    E::ConversationNotFound,
+    E::InvalidMessageCategory,
+    E::MessageBodyRequired,
+    E::InvalidMessageContent,
+    E::InvalidIdempotencyKey,
+    E::IdempotencyKeyConflict,
+    E::IdempotencyInProgress,
+    E::LiveBusinessRequired,
+    E::BusinessSuspended,
+    E::BusinessFollowRequired,
+    E::MarketingOptInRequired,
+    E::ServiceWindowClosed,
+    E::BusinessSendRateLimited,
+];
+
 /// An app token's errors on the routes it may call for its own business.
 const APP: &[ErrorCode] = &[
     E::InvalidAppToken,
@@ -254,6 +271,63 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
         .filter(|c| !matches!(c, E::InvalidMessageCategory | E::InvalidMessageContent))
         .collect(),
         ("get", "/me") => vec![],
+        ("patch", "/me") => vec![],
+        ("post", "/businesses/{businessAccountId}/messages") => vec![
+            E::BusinessNotFound,
+            E::BusinessFollowRequired,
+            E::BusinessNotLive,
+            E::ConversationBlocked,
+            E::IdempotencyKeyConflict,
+            E::IdempotencyInProgress,
+            E::RateLimited,
+        ],
+        ("get", "/businesses/{businessAccountId}/messages") => {
+            vec![E::InvalidLimit, E::BusinessNotFound]
+        }
+        ("post", "/businesses/{businessAccountId}/messages/read") => vec![E::BusinessNotFound],
+        ("get", "/me/conversations") => vec![E::InvalidLimit],
+        ("get", "/business/conversations") => [&console[..], &[E::InvalidLimit]].concat(),
+        ("get", "/business/conversations/{id}")
+        | ("patch", "/business/conversations/{id}")
+        | ("post", "/business/conversations/{id}/read") => {
+            [&console[..], &[E::ConversationNotFound]].concat()
+        }
+        ("get", "/business/conversations/{id}/messages") => {
+            [&console[..], &[E::InvalidLimit, E::ConversationNotFound]].concat()
+        }
+        ("post", "/business/conversations/{id}/messages") => {
+            [&[E::NotABusinessAccount][..], CONVERSATION_SEND].concat()
+        }
+        ("post", "/business/conversations/{id}/block")
+        | ("post", "/business/conversations/{id}/unblock") => {
+            [&editor[..], &[E::ConversationNotFound]].concat()
+        }
+        ("get", "/v1/{businessAccountId}/conversations") => {
+            [APP, &[E::AppScopeRequired, E::InvalidLimit]].concat()
+        }
+        ("get", "/v1/{businessAccountId}/conversations/{id}")
+        | ("patch", "/v1/{businessAccountId}/conversations/{id}")
+        | ("post", "/v1/{businessAccountId}/conversations/{id}/read") => {
+            [APP, &[E::AppScopeRequired, E::ConversationNotFound]].concat()
+        }
+        ("get", "/v1/{businessAccountId}/conversations/{id}/messages") => [
+            APP,
+            &[
+                E::AppScopeRequired,
+                E::InvalidLimit,
+                E::ConversationNotFound,
+            ],
+        ]
+        .concat(),
+        ("post", "/v1/{businessAccountId}/conversations/{id}/messages") => [
+            &[
+                E::InvalidAppToken,
+                E::AppBusinessMismatch,
+                E::AppScopeRequired,
+            ][..],
+            CONVERSATION_SEND,
+        ]
+        .concat(),
         ("get", "/healthz") => vec![],
         ("get", "/readyz") => vec![],
         _ => return None,
@@ -296,6 +370,13 @@ pub(super) fn example_detail(code: ErrorCode) -> &'static str {
         E::InvalidPhoneNumber => "phone_number must be an E.164 number such as +14155550123",
         E::InvalidOtpCode => "the code is wrong or has expired",
         E::InvalidLimit => "limit: 1 to 200",
+        E::ServiceWindowClosed => {
+            "the service window closed at 2026-12-02T09:00:00.000Z (24 h after the user's last \
+             message, at 2026-12-01T09:00:00.000Z): send a utility message, or marketing to an \
+             opted-in follower"
+        }
+        E::ConversationBlocked => "this business does not accept your messages",
+        E::ConversationNotFound => "no such conversation",
         E::InvalidMessageCategory => "category: one of authentication, utility, marketing",
         E::MessageBodyRequired => "body: required for this category",
         E::InvalidMessageContent => "message_content: at most 4096 characters of text",

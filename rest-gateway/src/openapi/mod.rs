@@ -31,6 +31,8 @@ use examples::synth;
     ),
     external_docs(url = "/docs/guide", description = "The API guide: signatures, retries, ordering, limits"),
     modifiers(&BearerScheme),
+    // Value sets only a query parameter names (the routes' bodies bring their own).
+    components(schemas(crate::schema::WindowState)),
     tags(
         (name = "auth", description = "Sign-in and tokens"),
         (name = "business", description = "The business console"),
@@ -40,6 +42,7 @@ use examples::synth;
         (name = "broadcasts", description = "One message to the business's whole audience"),
         (name = "follow", description = "Following a business and marketing consent"),
         (name = "audience", description = "A business's followers and their consent history"),
+        (name = "conversations", description = "Users write to businesses; the business answers inside the service window; both mark what they read"),
         (name = "webhooks", description = "Webhook endpoints and the deliveries log"),
         (name = "grants", description = "A user's sign-in grants to developer apps"),
         (name = "ops", description = "Probes"),
@@ -182,16 +185,26 @@ fn webhooks(doc: &mut Value) -> Value {
             EventType::FollowDeleted,
         ],
     );
-    let events: [(EventType, String, &str); 8] = [
+    let events: [(EventType, String, &str); 10] = [
         (
             EventType::MessageSent,
             add_payload::<schema::MessageSentData>(doc, &[EventType::MessageSent]),
-            "A send (app token) or a broadcast message reached its recipient.",
+            "A send (app token), a broadcast message or a message sent in a conversation reached its recipient.",
         ),
         (
             EventType::MessageFailed,
             add_payload::<schema::MessageFailedData>(doc, &[EventType::MessageFailed]),
-            "A send (app token) or a broadcast message was not delivered; `data.reason` says why.",
+            "A send (app token), a broadcast message or a message sent in a conversation was not delivered; `data.reason` says why.",
+        ),
+        (
+            EventType::MessageReceived,
+            add_payload::<schema::MessageReceivedData>(doc, &[EventType::MessageReceived]),
+            "A user wrote to the business (once per message; order by `data.sequence`).",
+        ),
+        (
+            EventType::MessageRead,
+            add_payload::<schema::MessageReadData>(doc, &[EventType::MessageRead]),
+            "The user's read mark moved forward over delivered messages (not while their read receipts are off).",
         ),
         (
             EventType::BroadcastCompleted,

@@ -157,6 +157,37 @@ pub struct Me {
     /// The user's role in that business; `null` without one.
     #[schema(value_type = Option<crate::schema::Role>)]
     pub role: Option<String>,
+    /// Shown to a business only in the conversations the user started; `null` without one.
+    pub display_name: Option<String>,
+    /// Whether businesses see when the user read their messages.
+    pub read_receipts: bool,
+}
+
+impl From<pb::Me> for Me {
+    fn from(me: pb::Me) -> Self {
+        Me {
+            user_id: me.user_id,
+            phone_number: me.phone_number,
+            status: me.status,
+            business_account_id: me.business_account_id,
+            role: me.role,
+            display_name: me.display_name,
+            read_receipts: me.read_receipts,
+        }
+    }
+}
+
+/// Changes to the signed-in user's own settings. Absent fields stay.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateMeBody {
+    /// 0 to 64 characters, shown to a business only in the conversations you started; `null` or
+    /// empty clears it.
+    #[serde(default, deserialize_with = "super::business::present")]
+    #[schema(value_type = Option<String>, max_length = 64, example = "Sam")]
+    pub display_name: Option<Option<String>>,
+    /// Whether businesses see when you read their messages (default true).
+    pub read_receipts: Option<bool>,
 }
 
 /// Who is signed in: the user, and their business and role (any signed-in user).
@@ -172,14 +203,30 @@ pub async fn me(State(state): State<AppState>, ctx: CallContext) -> ApiResult {
         .who_am_i(ctx.request(pb::Empty {}))
         .await?
         .into_inner();
-    Ok(ok(
-        StatusCode::OK,
-        Me {
-            user_id: me.user_id,
-            phone_number: me.phone_number,
-            status: me.status,
-            business_account_id: me.business_account_id,
-            role: me.role,
-        },
-    ))
+    Ok(ok(StatusCode::OK, Me::from(me)))
+}
+
+/// Change your own settings: the name businesses see in your conversations, read receipts.
+#[utoipa::path(patch, path = "/me", operation_id = "update_current_user", tag = "auth",
+    security(("bearer" = [])),
+    request_body = UpdateMeBody,
+    responses(
+        (status = 200, description = "The signed-in user", body = Envelope<Me>),
+    ))]
+pub async fn update_me(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    JsonBody(body): JsonBody<UpdateMeBody>,
+) -> ApiResult {
+    let request = pb::UpdateMeRequest {
+        display_name: body.display_name.map(|value| pb::StringPatch { value }),
+        read_receipts: body.read_receipts,
+    };
+    let me = state
+        .identity
+        .clone()
+        .update_me(ctx.request(request))
+        .await?
+        .into_inner();
+    Ok(ok(StatusCode::OK, Me::from(me)))
 }

@@ -48,7 +48,7 @@ impl From<pb::BusinessAccount> for BusinessAccount {
 }
 
 /// Distinguishes an absent field (`None`) from an explicit `null` (`Some(None)`).
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+pub(crate) fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
     Option::<String>::deserialize(d).map(Some)
 }
 

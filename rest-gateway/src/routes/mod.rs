@@ -7,6 +7,7 @@ pub mod auth;
 pub mod broadcasts;
 pub mod business;
 pub mod consent;
+pub mod conversations;
 pub mod events;
 pub mod grants;
 pub mod messages;
@@ -26,7 +27,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(auth::otp_verify))
         .routes(routes!(auth::refresh))
         .routes(routes!(auth::logout))
-        .routes(routes!(auth::me))
+        .routes(routes!(auth::me, auth::update_me))
         .routes(routes!(qr::create))
         .routes(routes!(qr::preview))
         .routes(routes!(qr::status))
@@ -68,6 +69,36 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(broadcasts::create_app_broadcast))
         .routes(routes!(broadcasts::get_app_broadcast))
         .routes(routes!(broadcasts::cancel_app_broadcast))
+        .routes(routes!(
+            conversations::write_to_business,
+            conversations::user_thread
+        ))
+        .routes(routes!(conversations::user_read))
+        .routes(routes!(conversations::my_conversations))
+        .routes(routes!(conversations::list_conversations))
+        .routes(routes!(
+            conversations::get_conversation,
+            conversations::update_conversation
+        ))
+        .routes(routes!(
+            conversations::conversation_messages,
+            conversations::send_conversation_message
+        ))
+        .routes(routes!(conversations::check_conversation_message))
+        .routes(routes!(conversations::mark_conversation_read))
+        .routes(routes!(conversations::block_conversation))
+        .routes(routes!(conversations::unblock_conversation))
+        .routes(routes!(conversations::list_app_conversations))
+        .routes(routes!(
+            conversations::get_app_conversation,
+            conversations::update_app_conversation
+        ))
+        .routes(routes!(
+            conversations::app_conversation_messages,
+            conversations::send_app_conversation_message
+        ))
+        .routes(routes!(conversations::check_app_conversation_message))
+        .routes(routes!(conversations::mark_app_conversation_read))
         .routes(routes!(webhooks::list_webhooks, webhooks::create_webhook))
         .routes(routes!(webhooks::update_webhook, webhooks::delete_webhook))
         .routes(routes!(webhooks::test_webhook))

@@ -217,6 +217,8 @@ async fn seed_messages(app: &TestApp, demo: &Demo, args: &ReadArgs) {
                 send_at: Set(None),
                 expires_at: Set(None),
                 broadcast_id: Set(None),
+                conversation_id: Set(None),
+                reply_to: Set(None),
             });
             let succeeded = i % 20 != 19;
             let event_type = if delivered {

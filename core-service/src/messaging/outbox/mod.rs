@@ -499,6 +499,7 @@ fn outcome_event(message: &messages::Model, outcome: &Outcome) -> crate::events:
         "recipient_user_id": message.recipient_user_id,
         "status": outcome.status(),
         "broadcast_id": message.broadcast_id,
+        "conversation_id": message.conversation_id,
     });
     if let Some(reason) = outcome.reason() {
         data["reason"] = serde_json::json!(reason);

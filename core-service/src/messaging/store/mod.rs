@@ -23,7 +23,7 @@ pub use context::{
 };
 pub use history::{HistoryFilter, due_states, find_message, history};
 
-use crate::entities::{idempotency_keys, message_outbox, messages};
+use crate::entities::{conversations, idempotency_keys, message_outbox, messages};
 use crate::error::{AppError, AppResult};
 
 pub(super) fn statement(db: &impl ConnectionTrait, sql: &str, values: Vec<Value>) -> Statement {
@@ -39,6 +39,20 @@ pub struct NewSend {
     pub service_limit: Option<ServiceLimit>,
     /// For a send decided from a context read earlier, what must still hold when it is written.
     pub check: Option<ContextCheck>,
+    /// For a message sent through a conversation route: its conversation's limit and activity,
+    /// taken and moved in the same transaction.
+    pub thread: Option<ThreadSend>,
+}
+
+/// A conversation message's share of its write: one unit of the conversation's replies rate
+/// (`key`, exact in the database), and the conversation's `last_message_at` moved to the
+/// message's time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadSend {
+    pub conversation_id: Uuid,
+    pub reply_to: Option<Uuid>,
+    pub key: String,
+    pub rate: crate::limits::Rate,
 }
 
 /// The service limit of a send: its recipient's limit row (held while the send is checked, so
@@ -71,6 +85,8 @@ pub enum Written {
     InProgress,
     /// The service limit refused: the effective time of the message too near.
     Limited(DateTime<Utc>),
+    /// The conversation's replies rate refused: the wait until a unit is free.
+    RepliesLimited(std::time::Duration),
     /// The send's [`ContextCheck`] failed (or could not be made): nothing was stored; decide
     /// it again from a fresh read.
     Stale,
@@ -264,6 +280,29 @@ async fn write_sends(
             None => accepted_here.push(at),
         }
     }
+    // Conversation replies, conversation by conversation in a fixed order (their rate rows and
+    // conversation rows are locked in it).
+    let mut threaded: Vec<usize> = (0..sends.len())
+        .filter(|&i| sends[i].thread.is_some() && written[i] == Written::Accepted)
+        .collect();
+    threaded.sort_by_key(|&i| sends[i].thread.as_ref().map(|t| t.conversation_id));
+    for &i in &threaded {
+        let send = &sends[i];
+        let thread = send.thread.as_ref().expect("threaded");
+        if let Err(wait) =
+            crate::limits::take_in(txn, &thread.key, thread.rate, 1, now_ms * 1000).await?
+        {
+            written[i] = Written::RepliesLimited(wait);
+            if let Some(claim) = &send.key {
+                idempotency_keys::Entity::delete_many()
+                    .filter(idempotency_keys::Column::BusinessId.eq(send.message.business_id))
+                    .filter(idempotency_keys::Column::Key.eq(claim.key.clone()))
+                    .filter(idempotency_keys::Column::MessageId.eq(send.message.id))
+                    .exec(txn)
+                    .await?;
+            }
+        }
+    }
     let accepted: Vec<(usize, &NewSend)> = sends
         .iter()
         .enumerate()
@@ -291,6 +330,13 @@ async fn write_sends(
         });
         let outbox = outbox.collect();
         crate::db::bulk::insert_all(txn, outbox, &[]).await?;
+        for &i in &threaded {
+            if written[i] == Written::Accepted {
+                let message = &sends[i].message;
+                let thread = sends[i].thread.as_ref().expect("threaded");
+                touch_conversation(txn, thread.conversation_id, effective_time(message)).await?;
+            }
+        }
         let mut tally = crate::usage::Tally::new();
         for (_, send) in &accepted {
             let message = &send.message;
@@ -306,6 +352,22 @@ async fn write_sends(
     Ok((written, handed))
 }
 
+/// Moves a conversation's activity to `at` unless it is later already: a message sent through a
+/// conversation route, in the transaction that writes it.
+async fn touch_conversation(
+    txn: &DatabaseTransaction,
+    id: Uuid,
+    at: DateTime<Utc>,
+) -> AppResult<()> {
+    conversations::Entity::update_many()
+        .col_expr(conversations::Column::LastMessageAt, Expr::value(at))
+        .filter(conversations::Column::Id.eq(id))
+        .filter(conversations::Column::LastMessageAt.lt(at))
+        .exec(txn)
+        .await?;
+    Ok(())
+}
+
 /// What writing a batch came to: each send's answer where it was stored (None where a
 /// failure left it unstored), the indices of the sends handed out under the lease, and the
 /// failure, if any.
@@ -316,11 +378,11 @@ pub struct Batch {
     pub error: Option<AppError>,
 }
 
-/// Writes a batch of sends and commits it. On PostgreSQL the sends without a service limit go
-/// first, in one statement ([`pg::write_at_once`]), and only those it did not write (their key was
-/// held, or they have a limit) take [`write_sends`]' transaction. The two commit apart, so a
-/// failure of the second leaves the first's sends stored and answered: only the sends it left
-/// unstored are None, to be tried again or refused.
+/// Writes a batch of sends and commits it. On PostgreSQL the sends without a service limit and
+/// outside conversations go first, in one statement ([`pg::write_at_once`]), and only those it
+/// did not write (their key was held, or they have a limit) take [`write_sends`]' transaction.
+/// The two commit apart, so a failure of the second leaves the first's sends stored and
+/// answered: only the sends it left unstored are None, to be tried again or refused.
 pub async fn write_batch(
     db: &DatabaseConnection,
     sends: &[NewSend],
@@ -338,8 +400,8 @@ pub async fn write_batch(
     // is not written, to be decided again from a fresh read.
     let mut rest: Vec<usize> = (0..sends.len())
         .filter(|&i| {
-            let unchecked =
-                sends[i].check.is_some() && !(at_once && sends[i].service_limit.is_none());
+            let unchecked = sends[i].check.is_some()
+                && !(at_once && sends[i].service_limit.is_none() && sends[i].thread.is_none());
             if unchecked {
                 batch.written[i] = Some(Written::Stale);
             }
@@ -350,7 +412,7 @@ pub async fn write_batch(
         let plain: Vec<usize> = rest
             .iter()
             .copied()
-            .filter(|&i| sends[i].service_limit.is_none())
+            .filter(|&i| sends[i].service_limit.is_none() && sends[i].thread.is_none())
             .collect();
         if !plain.is_empty() {
             match pg::write_at_once(db, sends, &plain, now_ms, lease).await {
@@ -462,13 +524,15 @@ fn effective_time(message: &messages::Model) -> DateTime<Utc> {
         .map_or(message.created_at, |at| Ord::max(at, message.created_at))
 }
 
-/// The stored expression of [`effective_time`], spelled as the partial index
-/// `idx_messages_service_recipient` spells it so both databases read that index.
-const EFFECTIVE_TIME_SQL: &str = "CASE WHEN send_at > created_at THEN send_at ELSE created_at END";
+/// The stored expression of [`effective_time`], spelled as the index `idx_messages_thread`
+/// spells it so both databases read that index.
+pub(crate) const EFFECTIVE_TIME_SQL: &str =
+    "CASE WHEN send_at > created_at THEN send_at ELSE created_at END";
 
 /// The latest effective time among the stored service messages of `business_id` to
-/// `recipient`, not canceled, less than `spacing` from `at` (None: the service limit allows a
-/// message at `at`). One index range read; no lock, nothing written (a send check reads it so).
+/// `recipient` sent outside any conversation, not canceled, less than `spacing` from `at`
+/// (None: the service limit allows a message at `at`). One range read of the thread index;
+/// no lock, nothing written (a send check reads it so).
 pub async fn service_conflict(
     txn: &impl ConnectionTrait,
     business_id: Uuid,
@@ -483,8 +547,9 @@ pub async fn service_conflict(
         .column_as(effective(), "effective_at")
         .filter(messages::Column::BusinessId.eq(business_id))
         .filter(messages::Column::RecipientUserId.eq(recipient))
-        // A literal, so the partial index's condition is seen to hold.
         .filter(Expr::cust("category = 'service'"))
+        // Conversation replies neither count nor are counted.
+        .filter(messages::Column::ConversationId.is_null())
         .filter(effective().gt(at - spacing))
         .filter(effective().lt(at + spacing))
         .filter(messages::Column::Status.ne(MessageStatus::Canceled))

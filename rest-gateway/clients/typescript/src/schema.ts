@@ -275,6 +275,145 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/business/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The business's conversations, newest activity first (any role).
+         * @description A conversation whose activity changes while you page may appear twice or move to the first
+         *     page: deduplicate by `id`.
+         */
+        get: operations["list_conversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/business/conversations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One conversation (any role). */
+        get: operations["get_conversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Close or reopen a conversation, assign it, label it (any role). A user message reopens a
+         *     closed conversation; a business reply does not.
+         */
+        patch: operations["update_conversation"];
+        trace?: never;
+    };
+    "/business/conversations/{id}/block": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refuse the user's messages in this conversation (owner or admin). The business may still
+         *     send.
+         */
+        post: operations["block_conversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/business/conversations/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A conversation's thread, newest first: the user's messages and every message of the
+         *     business to the user, with its status (any role).
+         */
+        get: operations["get_conversation_messages"];
+        put?: never;
+        /**
+         * Answer in a conversation (any role). Free text needs an active follow and an open window
+         *     (else 403 `service_window_closed`, whose `detail` says when it closed); a category message
+         *     follows that category's consent rules. Limited by the business send budget and
+         *     `REPLIES_PER_MINUTE` per conversation.
+         */
+        post: operations["send_conversation_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/business/conversations/{id}/messages/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Whether an answer would be accepted now, window included (any role); nothing is stored. */
+        post: operations["check_conversation_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/business/conversations/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark a conversation read up to a user message (any role; never moves back). */
+        post: operations["mark_conversation_read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/business/conversations/{id}/unblock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept the user's messages again (owner or admin). */
+        post: operations["unblock_conversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/business/events": {
         parameters: {
             query?: never;
@@ -702,6 +841,48 @@ export interface paths {
         patch: operations["update_follow"];
         trace?: never;
     };
+    "/businesses/{businessAccountId}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your thread with a business, newest first: your messages and its delivered ones (empty when
+         *     nothing was exchanged).
+         */
+        get: operations["get_business_thread"];
+        put?: never;
+        /**
+         * Write to a business you follow (or whose team you are on).
+         * @description Never creates a follow nor grants consent. With `client_message_id`, a retry answers the
+         *     original before anything else is checked.
+         */
+        post: operations["write_to_business"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/businesses/{businessAccountId}/messages/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark your thread with a business read up to a message you can see (never moves back). */
+        post: operations["mark_business_thread_read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -728,6 +909,24 @@ export interface paths {
         };
         /** Who is signed in: the user, and their business and role (any signed-in user). */
         get: operations["get_current_user"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change your own settings: the name businesses see in your conversations, read receipts. */
+        patch: operations["update_current_user"];
+        trace?: never;
+    };
+    "/me/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every business you have a thread with, newest activity first. */
+        get: operations["list_my_conversations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -863,6 +1062,96 @@ export interface paths {
         put?: never;
         /** Cancel a `scheduled` or `running` broadcast with an app token of the business (any scope). */
         post: operations["cancel_app_broadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/{businessAccountId}/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The app's business's conversations, newest activity first (scope `service`). */
+        get: operations["list_app_conversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/{businessAccountId}/conversations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One conversation of the app's business (scope `service`). */
+        get: operations["get_app_conversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Close, assign or label a conversation of the app's business (scope `service`). */
+        patch: operations["update_app_conversation"];
+        trace?: never;
+    };
+    "/v1/{businessAccountId}/conversations/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A conversation's thread for an app token (scope `service`). */
+        get: operations["get_app_conversation_messages"];
+        put?: never;
+        /**
+         * Answer in a conversation with an app token (scope `service` for free text, the category's
+         *     scope for a category message).
+         */
+        post: operations["send_app_conversation_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/{businessAccountId}/conversations/{id}/messages/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Whether an app token's answer would be accepted now; nothing is stored. */
+        post: operations["check_app_conversation_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/{businessAccountId}/conversations/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark a conversation read with an app token (scope `service`). */
+        post: operations["mark_app_conversation_read"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1023,8 +1312,42 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** A send (app token) or a broadcast message was not delivered; `data.reason` says why. */
+        /** A send (app token), a broadcast message or a message sent in a conversation was not delivered; `data.reason` says why. */
         post: operations["webhook_message_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The user's read mark moved forward over delivered messages (not while their read receipts are off). */
+        post: operations["webhook_message_read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A user wrote to the business (once per message; order by `data.sequence`). */
+        post: operations["webhook_message_received"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1040,7 +1363,7 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** A send (app token) or a broadcast message reached its recipient. */
+        /** A send (app token), a broadcast message or a message sent in a conversation reached its recipient. */
         post: operations["webhook_message_sent"];
         delete?: never;
         options?: never;
@@ -1275,6 +1598,79 @@ export interface components {
             /** @description Always true (a send that would be refused answers its error instead). */
             would_send: boolean;
         };
+        /** @description A conversation as its business sees it (never a phone number). */
+        Conversation: {
+            /** Format: uuid */
+            assigned_to?: string | null;
+            /** @description Whether the user's messages are refused. */
+            blocked: boolean;
+            /** @description The name the user chose, if any. */
+            display_name?: string | null;
+            /** @description Whether the user follows the business now. */
+            follows: boolean;
+            /** Format: uuid */
+            id: string;
+            /** @description The team's label, if any. */
+            label?: string | null;
+            /** Format: date-time */
+            last_inbound_at: string;
+            /** Format: date-time */
+            last_message_at: string;
+            marketing_opt_in: boolean;
+            status: components["schemas"]["ConversationStatus"];
+            /**
+             * Format: int64
+             * @description User messages after the business's read mark.
+             */
+            unread: number;
+            /** Format: uuid */
+            user_id: string;
+            /**
+             * Format: date-time
+             * @description Free text may be sent until then.
+             */
+            window_expires_at: string;
+        };
+        ConversationList: {
+            conversations: components["schemas"]["Conversation"][];
+            /** @description Whether more follow: ask again with `starting_after` = the last `id`. */
+            has_more: boolean;
+            /**
+             * Format: int64
+             * @description How many of the business's conversations have unread user messages.
+             */
+            unread_conversations: number;
+        };
+        /**
+         * @description A business message in a conversation: free text (`text`, `reply_to`) inside the window, or a
+         *     `utility` or `marketing` message (`category` with `body` or `message_content`) under that
+         *     category's consent rules whatever the window.
+         */
+        ConversationMessageBody: {
+            body?: string | null;
+            /** @description `utility` or `marketing`, for a category message. */
+            category?: string | null;
+            /** @description Refused: conversation messages go now. */
+            expires_at?: string | null;
+            message_content?: Record<string, never> | null;
+            /**
+             * Format: uuid
+             * @description Any message of the thread.
+             */
+            reply_to?: string | null;
+            /** @description Refused: conversation messages go now. */
+            send_at?: string | null;
+            /**
+             * @description Free text, 1 to 4,096 characters (alone, with `reply_to`).
+             * @example It left our warehouse this morning.
+             */
+            text?: string | null;
+        };
+        /**
+         * @description A conversation's status: a user message reopens a closed one.
+         * @enum {string}
+         */
+        ConversationStatus: "open" | "closed";
         CreateAppBody: {
             /**
              * @description 1 to 100 characters once trimmed.
@@ -1346,6 +1742,11 @@ export interface components {
             /** Format: int64 */
             follows: number;
             messages: components["schemas"]["DayMessages"];
+            /**
+             * Format: int64
+             * @description Messages users wrote to the business that day.
+             */
+            received: number;
             /** Format: int64 */
             unfollows: number;
             /** Format: int64 */
@@ -1391,7 +1792,7 @@ export interface components {
          * @description An event type in the deliveries log: a subscribable event, or `webhook.test`.
          * @enum {string}
          */
-        DeliveryEventType: "message.sent" | "message.failed" | "grant.revoked" | "follow.created" | "follow.updated" | "follow.deleted" | "broadcast.completed" | "webhook.test";
+        DeliveryEventType: "message.sent" | "message.failed" | "grant.revoked" | "follow.created" | "follow.updated" | "follow.deleted" | "broadcast.completed" | "message.received" | "message.read" | "webhook.test";
         DeliveryLog: {
             deliveries: components["schemas"]["Delivery"][];
             /** @description Whether older deliveries follow: ask again with `starting_after` = the last `id`. */
@@ -1402,6 +1803,11 @@ export interface components {
          * @enum {string}
          */
         DeliveryStatus: "pending" | "retrying" | "succeeded" | "failed";
+        /**
+         * @description Which side wrote a thread entry: the user (`inbound`) or the business (`outbound`).
+         * @enum {string}
+         */
+        Direction: "inbound" | "outbound";
         /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
         Envelope: {
             /** @description The payload; null on failure and for empty successes. */
@@ -1496,6 +1902,42 @@ export interface components {
         /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
         Envelope_CheckResult: {
             data: components["schemas"]["CheckResult"];
+            /**
+             * @description Failures only: one sentence saying why, naming the field and the rule where there is
+             *     one. Never a secret, a stack trace or SQL.
+             */
+            detail?: string | null;
+            /** @description `message_sent` for sends, `ok` for other successes, the error code on failure. */
+            message: string;
+            /** @description true on success, false on failure. */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description When the answer was made (RFC 3339, UTC).
+             */
+            timestamp: string;
+        };
+        /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
+        Envelope_Conversation: {
+            data: components["schemas"]["Conversation"];
+            /**
+             * @description Failures only: one sentence saying why, naming the field and the rule where there is
+             *     one. Never a secret, a stack trace or SQL.
+             */
+            detail?: string | null;
+            /** @description `message_sent` for sends, `ok` for other successes, the error code on failure. */
+            message: string;
+            /** @description true on success, false on failure. */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description When the answer was made (RFC 3339, UTC).
+             */
+            timestamp: string;
+        };
+        /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
+        Envelope_ConversationList: {
+            data: components["schemas"]["ConversationList"];
             /**
              * @description Failures only: one sentence saying why, naming the field and the rule where there is
              *     one. Never a secret, a stack trace or SQL.
@@ -1746,6 +2188,24 @@ export interface components {
             timestamp: string;
         };
         /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
+        Envelope_MyConversationList: {
+            data: components["schemas"]["MyConversationList"];
+            /**
+             * @description Failures only: one sentence saying why, naming the field and the rule where there is
+             *     one. Never a secret, a stack trace or SQL.
+             */
+            detail?: string | null;
+            /** @description `message_sent` for sends, `ok` for other successes, the error code on failure. */
+            message: string;
+            /** @description true on success, false on failure. */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description When the answer was made (RFC 3339, UTC).
+             */
+            timestamp: string;
+        };
+        /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
         Envelope_QrPreview: {
             data: components["schemas"]["QrPreview"];
             /**
@@ -1818,6 +2278,24 @@ export interface components {
             timestamp: string;
         };
         /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
+        Envelope_ReadMark: {
+            data: components["schemas"]["ReadMark"];
+            /**
+             * @description Failures only: one sentence saying why, naming the field and the rule where there is
+             *     one. Never a secret, a stack trace or SQL.
+             */
+            detail?: string | null;
+            /** @description `message_sent` for sends, `ok` for other successes, the error code on failure. */
+            message: string;
+            /** @description true on success, false on failure. */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description When the answer was made (RFC 3339, UTC).
+             */
+            timestamp: string;
+        };
+        /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
         Envelope_RecoverResult: {
             data: components["schemas"]["RecoverResult"];
             /**
@@ -1872,6 +2350,24 @@ export interface components {
             timestamp: string;
         };
         /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
+        Envelope_ThreadPage: {
+            data: components["schemas"]["ThreadPage"];
+            /**
+             * @description Failures only: one sentence saying why, naming the field and the rule where there is
+             *     one. Never a secret, a stack trace or SQL.
+             */
+            detail?: string | null;
+            /** @description `message_sent` for sends, `ok` for other successes, the error code on failure. */
+            message: string;
+            /** @description true on success, false on failure. */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description When the answer was made (RFC 3339, UTC).
+             */
+            timestamp: string;
+        };
+        /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
         Envelope_TokenPair: {
             data: components["schemas"]["TokenPair"];
             /**
@@ -1892,6 +2388,24 @@ export interface components {
         /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
         Envelope_Usage: {
             data: components["schemas"]["Usage"];
+            /**
+             * @description Failures only: one sentence saying why, naming the field and the rule where there is
+             *     one. Never a secret, a stack trace or SQL.
+             */
+            detail?: string | null;
+            /** @description `message_sent` for sends, `ok` for other successes, the error code on failure. */
+            message: string;
+            /** @description true on success, false on failure. */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description When the answer was made (RFC 3339, UTC).
+             */
+            timestamp: string;
+        };
+        /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
+        Envelope_UserMessageResult: {
+            data: components["schemas"]["UserMessageResult"];
             /**
              * @description Failures only: one sentence saying why, naming the field and the rule where there is
              *     one. Never a secret, a stack trace or SQL.
@@ -1983,7 +2497,7 @@ export interface components {
          * @description Every error code the service answers with (the `message` of a failure). Each route lists its own in its answers.
          * @enum {string}
          */
-        ErrorCode: "malformed_json" | "invalid_request" | "invalid_phone_number" | "invalid_otp_code" | "invalid_limit" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "recipient_not_found" | "invalid_idempotency_key" | "invalid_webhook_url" | "invalid_webhook_events" | "invalid_app_scopes" | "user_not_found" | "user_in_another_business" | "cannot_remove_owner" | "team_member_not_found" | "unauthorized" | "invalid_app_token" | "invalid_refresh_token" | "invalid_qr_secret" | "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role" | "owner_required" | "console_access_required" | "authentication_reserved" | "app_scope_required" | "app_business_mismatch" | "live_business_required" | "business_not_live" | "cannot_follow_own_business" | "business_follow_required" | "marketing_opt_in_required" | "not_found" | "business_not_found" | "qr_session_not_found" | "follow_not_found" | "app_not_found" | "webhook_not_found" | "grant_not_found" | "message_not_found" | "delivery_not_found" | "broadcast_not_found" | "method_not_allowed" | "request_timeout" | "business_already_exists" | "user_already_exists" | "idempotency_key_conflict" | "idempotency_in_progress" | "qr_session_not_pending" | "qr_session_not_approved" | "qr_session_already_exchanged" | "webhook_url_conflict" | "webhook_paused" | "delivery_not_failed" | "message_not_cancelable" | "broadcast_not_cancelable" | "webhook_limit_reached" | "payload_too_large" | "request_header_too_large" | "rate_limited" | "business_send_rate_limited" | "internal_error" | "sms_delivery_unavailable" | "service_unavailable";
+        ErrorCode: "malformed_json" | "invalid_request" | "invalid_phone_number" | "invalid_otp_code" | "invalid_limit" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "recipient_not_found" | "invalid_idempotency_key" | "invalid_webhook_url" | "invalid_webhook_events" | "invalid_app_scopes" | "user_not_found" | "user_in_another_business" | "cannot_remove_owner" | "team_member_not_found" | "unauthorized" | "invalid_app_token" | "invalid_refresh_token" | "invalid_qr_secret" | "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role" | "owner_required" | "console_access_required" | "authentication_reserved" | "app_scope_required" | "app_business_mismatch" | "live_business_required" | "business_not_live" | "cannot_follow_own_business" | "business_follow_required" | "marketing_opt_in_required" | "service_window_closed" | "conversation_blocked" | "not_found" | "business_not_found" | "qr_session_not_found" | "follow_not_found" | "app_not_found" | "webhook_not_found" | "grant_not_found" | "message_not_found" | "delivery_not_found" | "broadcast_not_found" | "conversation_not_found" | "method_not_allowed" | "request_timeout" | "business_already_exists" | "user_already_exists" | "idempotency_key_conflict" | "idempotency_in_progress" | "qr_session_not_pending" | "qr_session_not_approved" | "qr_session_already_exchanged" | "webhook_url_conflict" | "webhook_paused" | "delivery_not_failed" | "message_not_cancelable" | "broadcast_not_cancelable" | "webhook_limit_reached" | "payload_too_large" | "request_header_too_large" | "rate_limited" | "business_send_rate_limited" | "internal_error" | "sms_delivery_unavailable" | "service_unavailable";
         /**
          * @description A failure: `message` is the error code, `data` is null, `detail` says why.
          * @example {
@@ -2030,7 +2544,7 @@ export interface components {
          * @description An event a webhook endpoint may subscribe to.
          * @enum {string}
          */
-        EventType: "message.sent" | "message.failed" | "grant.revoked" | "follow.created" | "follow.updated" | "follow.deleted" | "broadcast.completed";
+        EventType: "message.sent" | "message.failed" | "grant.revoked" | "follow.created" | "follow.updated" | "follow.deleted" | "broadcast.completed" | "message.received" | "message.read";
         EventTypeList: components["schemas"]["EventType"][];
         /**
          * @description Why a message failed.
@@ -2232,8 +2746,12 @@ export interface components {
              * @description The business the user owns or belongs to; `null` without one.
              */
             business_account_id?: string | null;
+            /** @description Shown to a business only in the conversations the user started; `null` without one. */
+            display_name?: string | null;
             /** @example +14155550123 */
             phone_number: string;
+            /** @description Whether businesses see when the user read their messages. */
+            read_receipts: boolean;
             role?: components["schemas"]["Role"] | null;
             status: components["schemas"]["UserStatus"];
             /** Format: uuid */
@@ -2247,6 +2765,11 @@ export interface components {
              */
             broadcast_id?: string | null;
             category: components["schemas"]["RecordCategory"];
+            /**
+             * Format: uuid
+             * @description The conversation the message was sent in; null elsewhere.
+             */
+            conversation_id?: string | null;
             /** Format: uuid */
             message_send_id: string;
             reason: components["schemas"]["FailureReason"];
@@ -2260,10 +2783,65 @@ export interface components {
             has_more: boolean;
             messages: components["schemas"]["MessageRecord"][];
         };
+        /**
+         * @description `message.read`: the user's read mark moved forward over delivered messages of the business
+         *     (never sent while the user's read receipts are off).
+         */
+        MessageReadData: {
+            /**
+             * Format: uuid
+             * @description Null when the user never wrote to the business.
+             */
+            conversation_id?: string | null;
+            /** Format: date-time */
+            read_at: string;
+            /**
+             * Format: uuid
+             * @description The message the mark now stands on: the business's messages at or before it are read.
+             */
+            read_up_to: string;
+            /** Format: uuid */
+            user_id: string;
+        };
+        /**
+         * @description `message.received`: a user wrote to the business. Recorded once per message, delivered at
+         *     least once: deduplicate by `event_id`, order by `sequence`.
+         */
+        MessageReceivedData: {
+            body: string;
+            /** Format: uuid */
+            conversation_id: string;
+            /** Format: uuid */
+            message_id: string;
+            /** Format: date-time */
+            received_at: string;
+            /**
+             * Format: uuid
+             * @description A message of the thread the user answered; null otherwise.
+             */
+            reply_to?: string | null;
+            /**
+             * Format: int64
+             * @description The user's messages in this conversation so far, from 1, in commit order.
+             */
+            sequence: number;
+            /**
+             * Format: uuid
+             * @description The writer (phone numbers are never shown).
+             */
+            user_id: string;
+            /**
+             * Format: date-time
+             * @description Free text may be sent to the user until then.
+             */
+            window_expires_at: string;
+        };
         /** @description One message of the history. */
         MessageRecord: {
             /** Format: uuid */
             app_id?: string | null;
+            /** @description The text sent (utility, service and plain marketing messages). */
+            body?: string | null;
             /**
              * Format: uuid
              * @description The broadcast it belongs to; null for single sends.
@@ -2272,6 +2850,11 @@ export interface components {
             category: components["schemas"]["RecordCategory"];
             /** Format: date-time */
             completed_at?: string | null;
+            /**
+             * Format: uuid
+             * @description The conversation it was sent in; null elsewhere.
+             */
+            conversation_id?: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2279,6 +2862,8 @@ export interface components {
             failure_reason?: components["schemas"]["FailureReason"] | null;
             /** Format: uuid */
             id: string;
+            /** @description The structured content sent; an authentication message's `code` shows as `"******"`. */
+            message_content?: Record<string, never> | null;
             /** Format: uuid */
             recipient_user_id: string;
             /**
@@ -2295,8 +2880,8 @@ export interface components {
             source: components["schemas"]["MessageSource"];
             status: components["schemas"]["MessageStatus"];
             /**
-             * @description Null for a broadcast message: a broadcast never hands the business its followers'
-             *     numbers.
+             * @description Null for a broadcast message and for a conversation message: neither hands the business
+             *     a number.
              */
             to?: string | null;
         };
@@ -2308,6 +2893,11 @@ export interface components {
              */
             broadcast_id?: string | null;
             category: components["schemas"]["RecordCategory"];
+            /**
+             * Format: uuid
+             * @description The conversation the message was sent in; null elsewhere.
+             */
+            conversation_id?: string | null;
             /** Format: uuid */
             message_send_id: string;
             /** Format: uuid */
@@ -2350,6 +2940,29 @@ export interface components {
             scheduled: number;
             /** Format: int64 */
             total: number;
+        };
+        /** @description One business in your list of threads. */
+        MyConversation: {
+            /** Format: uuid */
+            business_account_id: string;
+            business_name: string;
+            /** Format: date-time */
+            last_message_at: string;
+            /**
+             * Format: int64
+             * @description Its delivered messages after your read mark.
+             */
+            unread: number;
+            /**
+             * Format: date-time
+             * @description `null` when you never wrote to it.
+             */
+            window_expires_at?: string | null;
+        };
+        MyConversationList: {
+            conversations: components["schemas"]["MyConversation"][];
+            /** @description Whether more follow: ask again with `starting_after` = the last `business_account_id`. */
+            has_more: boolean;
         };
         OtpRequestBody: {
             /**
@@ -2404,6 +3017,21 @@ export interface components {
         QrToken: {
             /** @description An access token of the user who approved. */
             token: string;
+        };
+        /** @description Where a read mark stands. */
+        ReadBody: {
+            /**
+             * Format: uuid
+             * @description The newest message read.
+             */
+            up_to: string;
+        };
+        /** @description A read mark: the message it stands on and when it last moved. */
+        ReadMark: {
+            /** Format: date-time */
+            read_at?: string | null;
+            /** Format: uuid */
+            read_up_to?: string | null;
         };
         /**
          * @description A message's category in the history: a send category, or `service` for free-form text.
@@ -2551,6 +3179,43 @@ export interface components {
              */
             send_at?: string | null;
         };
+        /** @description A thread entry: a user message (`inbound`) or a business message (`outbound`). */
+        ThreadEntry: {
+            /**
+             * Format: date-time
+             * @description The message's position: a user message's receipt time, a business message's effective
+             *     time.
+             */
+            at: string;
+            body?: string | null;
+            category?: components["schemas"]["RecordCategory"] | null;
+            /** Format: uuid */
+            conversation_id?: string | null;
+            direction: components["schemas"]["Direction"];
+            /** Format: uuid */
+            id: string;
+            /** @description Outbound structured content (an authentication code is `"******"` for the business). */
+            message_content?: Record<string, never> | null;
+            /**
+             * Format: date-time
+             * @description When the other side's read mark first covered it.
+             */
+            read_at?: string | null;
+            /** Format: uuid */
+            reply_to?: string | null;
+            /**
+             * Format: int64
+             * @description Inbound only.
+             */
+            sequence?: number | null;
+            status?: components["schemas"]["MessageStatus"] | null;
+        };
+        /** @description A page of a thread, newest first. */
+        ThreadPage: {
+            /** @description Whether older messages follow: ask again with `starting_after` = the last `id`. */
+            has_more: boolean;
+            messages: components["schemas"]["ThreadEntry"][];
+        };
         /** @description An access token and a rotating refresh token. */
         TokenPair: {
             access_token: string;
@@ -2586,6 +3251,28 @@ export interface components {
              */
             website_url?: string | null;
         };
+        /** @description What a team may change of a conversation. Absent fields stay; `null` clears. */
+        UpdateConversationBody: {
+            /**
+             * Format: uuid
+             * @description A team member's user id; `null` unassigns.
+             */
+            assigned_to?: string | null;
+            /** @description 0 to 100 characters; `null` or empty clears it. */
+            label?: string | null;
+            status?: components["schemas"]["ConversationStatus"] | null;
+        };
+        /** @description Changes to the signed-in user's own settings. Absent fields stay. */
+        UpdateMeBody: {
+            /**
+             * @description 0 to 64 characters, shown to a business only in the conversations you started; `null` or
+             *     empty clears it.
+             * @example Sam
+             */
+            display_name?: string | null;
+            /** @description Whether businesses see when you read their messages (default true). */
+            read_receipts?: boolean | null;
+        };
         UpdateWebhookBody: {
             /** @description false pauses the endpoint; true resumes it. */
             active?: boolean | null;
@@ -2597,6 +3284,44 @@ export interface components {
             followers: components["schemas"]["FollowerTotals"];
             messages: components["schemas"]["MessageTotals"];
             webhooks: components["schemas"]["WebhookTotals"];
+        };
+        /** @description A user's message to a business. */
+        UserMessageBody: {
+            /**
+             * Format: uuid
+             * @description A UUID of the app's choosing: a retry with the same id, business and text answers the
+             *     original message (201, the same body) while it is kept.
+             */
+            client_message_id?: string | null;
+            /**
+             * Format: uuid
+             * @description Any message of the thread.
+             */
+            reply_to?: string | null;
+            /**
+             * @description 1 to 4,096 characters.
+             * @example Is my order on its way?
+             */
+            text: string;
+        };
+        /** @description A user message as accepted. */
+        UserMessageResult: {
+            /** Format: date-time */
+            at: string;
+            /** Format: uuid */
+            conversation_id: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: int64
+             * @description The user's messages in this conversation so far, from 1, in commit order.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When the business can no longer answer with free text (unless the user writes again).
+             */
+            window_expires_at: string;
         };
         /**
          * @description A user account's status.
@@ -2651,7 +3376,7 @@ export interface components {
             url: string;
         };
         /** @description What any webhook delivery carries, told apart by `type`. */
-        WebhookEvent: components["schemas"]["WebhookPayload_MessageSentData"] | components["schemas"]["WebhookPayload_MessageFailedData"] | components["schemas"]["WebhookPayload_BroadcastCompletedData"] | components["schemas"]["WebhookPayload_GrantRevokedData"] | components["schemas"]["WebhookPayload_FollowEventData"] | components["schemas"]["WebhookPayload_WebhookTestData"];
+        WebhookEvent: components["schemas"]["WebhookPayload_MessageSentData"] | components["schemas"]["WebhookPayload_MessageFailedData"] | components["schemas"]["WebhookPayload_MessageReceivedData"] | components["schemas"]["WebhookPayload_MessageReadData"] | components["schemas"]["WebhookPayload_BroadcastCompletedData"] | components["schemas"]["WebhookPayload_GrantRevokedData"] | components["schemas"]["WebhookPayload_FollowEventData"] | components["schemas"]["WebhookPayload_WebhookTestData"];
         /** @description What a webhook delivery carries: the same envelope for every event, `data` per event. */
         WebhookPayload_BroadcastCompletedData: {
             /**
@@ -2769,6 +3494,64 @@ export interface components {
             type: "message.failed";
         };
         /** @description What a webhook delivery carries: the same envelope for every event, `data` per event. */
+        WebhookPayload_MessageReadData: {
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            data: components["schemas"]["MessageReadData"];
+            /**
+             * Format: uuid
+             * @description The delivery's id, the same on every retry (also `X-Service-Delivery`): deduplicate on it.
+             */
+            delivery_id: string;
+            /**
+             * Format: uuid
+             * @description The event's id: the same for every endpoint's delivery and every attempt of one event.
+             */
+            event_id: string;
+            /**
+             * Format: uuid
+             * @description New for every attempt.
+             */
+            id: string;
+            /**
+             * @description The event type, also in `X-Service-Event`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "message.read";
+        };
+        /** @description What a webhook delivery carries: the same envelope for every event, `data` per event. */
+        WebhookPayload_MessageReceivedData: {
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            data: components["schemas"]["MessageReceivedData"];
+            /**
+             * Format: uuid
+             * @description The delivery's id, the same on every retry (also `X-Service-Delivery`): deduplicate on it.
+             */
+            delivery_id: string;
+            /**
+             * Format: uuid
+             * @description The event's id: the same for every endpoint's delivery and every attempt of one event.
+             */
+            event_id: string;
+            /**
+             * Format: uuid
+             * @description New for every attempt.
+             */
+            id: string;
+            /**
+             * @description The event type, also in `X-Service-Event`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "message.received";
+        };
+        /** @description What a webhook delivery carries: the same envelope for every event, `data` per event. */
         WebhookPayload_MessageSentData: {
             /**
              * Format: date-time
@@ -2841,6 +3624,11 @@ export interface components {
             /** Format: int64 */
             succeeded: number;
         };
+        /**
+         * @description Whether a conversation's service window is open (free text may go to the user).
+         * @enum {string}
+         */
+        WindowState: "open" | "closed";
     };
     responses: never;
     parameters: never;
@@ -4853,6 +5641,1264 @@ export interface operations {
             };
         };
     };
+    list_conversations: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description The `id` of the last conversation of the previous page */
+                starting_after?: string;
+                status?: components["schemas"]["ConversationStatus"];
+                /** @description Whether the service window is open */
+                window?: components["schemas"]["WindowState"];
+                unread?: boolean;
+                /** @description A team member's user id, `me`, or `none` (unassigned) */
+                assigned_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversations */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "conversations": [
+                     *           {
+                     *             "assigned_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "blocked": true,
+                     *             "display_name": "text",
+                     *             "follows": true,
+                     *             "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "label": "text",
+                     *             "last_inbound_at": "2026-11-23T10:00:00.000Z",
+                     *             "last_message_at": "2026-11-23T10:00:00.000Z",
+                     *             "marketing_opt_in": true,
+                     *             "status": "open",
+                     *             "unread": 1,
+                     *             "user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "window_expires_at": "2026-11-23T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "has_more": true,
+                     *         "unread_conversations": 1
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_ConversationList"];
+                };
+            };
+            /** @description Bad Request: `invalid_request`, `invalid_limit` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_request" | "invalid_limit";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    get_conversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "assigned_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "blocked": true,
+                     *         "display_name": "text",
+                     *         "follows": true,
+                     *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "label": "text",
+                     *         "last_inbound_at": "2026-11-23T10:00:00.000Z",
+                     *         "last_message_at": "2026-11-23T10:00:00.000Z",
+                     *         "marketing_opt_in": true,
+                     *         "status": "open",
+                     *         "unread": 1,
+                     *         "user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "window_expires_at": "2026-11-23T10:00:00.000Z"
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_Conversation"];
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `conversation_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "conversation_not_found";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    update_conversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "assigned_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                 *       "label": "text",
+                 *       "status": "open"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateConversationBody"];
+            };
+        };
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "assigned_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "blocked": true,
+                     *         "display_name": "text",
+                     *         "follows": true,
+                     *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "label": "text",
+                     *         "last_inbound_at": "2026-11-23T10:00:00.000Z",
+                     *         "last_message_at": "2026-11-23T10:00:00.000Z",
+                     *         "marketing_opt_in": true,
+                     *         "status": "open",
+                     *         "unread": 1,
+                     *         "user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "window_expires_at": "2026-11-23T10:00:00.000Z"
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_Conversation"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `conversation_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "conversation_not_found";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    block_conversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "assigned_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "blocked": true,
+                     *         "display_name": "text",
+                     *         "follows": true,
+                     *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "label": "text",
+                     *         "last_inbound_at": "2026-11-23T10:00:00.000Z",
+                     *         "last_message_at": "2026-11-23T10:00:00.000Z",
+                     *         "marketing_opt_in": true,
+                     *         "status": "open",
+                     *         "unread": 1,
+                     *         "user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "window_expires_at": "2026-11-23T10:00:00.000Z"
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_Conversation"];
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended`, `insufficient_role` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `conversation_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "conversation_not_found";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    get_conversation_messages: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description The `id` of the last message of the previous page */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thread */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "has_more": true,
+                     *         "messages": [
+                     *           {
+                     *             "at": "2026-11-23T10:00:00.000Z",
+                     *             "body": "text",
+                     *             "category": "authentication",
+                     *             "conversation_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "direction": "inbound",
+                     *             "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "message_content": {},
+                     *             "read_at": "2026-11-23T10:00:00.000Z",
+                     *             "reply_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "sequence": 1,
+                     *             "status": "scheduled"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_ThreadPage"];
+                };
+            };
+            /** @description Bad Request: `invalid_request`, `invalid_limit` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_request" | "invalid_limit";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `conversation_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "conversation_not_found";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    send_conversation_message: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and body answers the first result for 24 h */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "body": "text",
+                 *       "category": "text",
+                 *       "expires_at": "text",
+                 *       "message_content": {},
+                 *       "reply_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                 *       "send_at": "text",
+                 *       "text": "It left our warehouse this morning."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConversationMessageBody"];
+            };
+        };
+        responses: {
+            /** @description Accepted (`message_sent`) */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "status": "sent"
+                     *       },
+                     *       "message": "message_sent",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_SendResult"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `live_business_required`, `business_suspended`, `business_follow_required`, `marketing_opt_in_required`, `service_window_closed` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "live_business_required" | "business_suspended" | "business_follow_required" | "marketing_opt_in_required" | "service_window_closed";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `conversation_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "conversation_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress` */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "idempotency_key_conflict" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Too Many Requests: `business_send_rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may succeed. */
+                    "Retry-After"?: number;
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "business_send_rate_limited";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    check_conversation_message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "body": "text",
+                 *       "category": "text",
+                 *       "expires_at": "text",
+                 *       "message_content": {},
+                 *       "reply_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                 *       "send_at": "text",
+                 *       "text": "It left our warehouse this morning."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConversationMessageBody"];
+            };
+        };
+        responses: {
+            /** @description It would be accepted */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "would_send": true
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_CheckResult"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `live_business_required`, `business_suspended`, `business_follow_required`, `marketing_opt_in_required`, `service_window_closed` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "live_business_required" | "business_suspended" | "business_follow_required" | "marketing_opt_in_required" | "service_window_closed";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `conversation_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "conversation_not_found";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Too Many Requests: `business_send_rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may succeed. */
+                    "Retry-After"?: number;
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "business_send_rate_limited";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    mark_conversation_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "up_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReadBody"];
+            };
+        };
+        responses: {
+            /** @description The business's read mark */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "read_at": "2026-11-23T10:00:00.000Z",
+                     *         "read_up_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b"
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_ReadMark"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `conversation_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "conversation_not_found";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    unblock_conversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "assigned_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "blocked": true,
+                     *         "display_name": "text",
+                     *         "follows": true,
+                     *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "label": "text",
+                     *         "last_inbound_at": "2026-11-23T10:00:00.000Z",
+                     *         "last_message_at": "2026-11-23T10:00:00.000Z",
+                     *         "marketing_opt_in": true,
+                     *         "status": "open",
+                     *         "unread": 1,
+                     *         "user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "window_expires_at": "2026-11-23T10:00:00.000Z"
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_Conversation"];
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended`, `insufficient_role` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `conversation_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "conversation_not_found";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     list_events: {
         parameters: {
             query?: {
@@ -5611,13 +7657,16 @@ export interface operations {
                      *         "messages": [
                      *           {
                      *             "app_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "body": "text",
                      *             "broadcast_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *             "category": "authentication",
                      *             "completed_at": "2026-11-23T10:00:00.000Z",
+                     *             "conversation_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *             "created_at": "2026-11-23T10:00:00.000Z",
                      *             "expires_at": "2026-11-23T10:00:00.000Z",
                      *             "failure_reason": "recipient_inactive",
                      *             "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "message_content": {},
                      *             "recipient_user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *             "send_at": "2026-11-23T10:00:00.000Z",
                      *             "sent_by": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
@@ -6044,13 +8093,16 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "app_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "body": "text",
                      *         "broadcast_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "category": "authentication",
                      *         "completed_at": "2026-11-23T10:00:00.000Z",
+                     *         "conversation_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "created_at": "2026-11-23T10:00:00.000Z",
                      *         "expires_at": "2026-11-23T10:00:00.000Z",
                      *         "failure_reason": "recipient_inactive",
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "message_content": {},
                      *         "recipient_user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
                      *         "sent_by": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
@@ -6161,13 +8213,16 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "app_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "body": "text",
                      *         "broadcast_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "category": "authentication",
                      *         "completed_at": "2026-11-23T10:00:00.000Z",
+                     *         "conversation_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "created_at": "2026-11-23T10:00:00.000Z",
                      *         "expires_at": "2026-11-23T10:00:00.000Z",
                      *         "failure_reason": "recipient_inactive",
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "message_content": {},
                      *         "recipient_user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
                      *         "sent_by": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
@@ -6902,6 +8957,7 @@ export interface operations {
                      *               "total": 1,
                      *               "utility": 1
                      *             },
+                     *             "received": 1,
                      *             "unfollows": 1,
                      *             "webhooks_failed": 1,
                      *             "webhooks_succeeded": 1
@@ -8843,6 +10899,463 @@ export interface operations {
             };
         };
     };
+    get_business_thread: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description The `id` of the last message of the previous page */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                businessAccountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thread */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "has_more": true,
+                     *         "messages": [
+                     *           {
+                     *             "at": "2026-11-23T10:00:00.000Z",
+                     *             "body": "text",
+                     *             "category": "authentication",
+                     *             "conversation_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "direction": "inbound",
+                     *             "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "message_content": {},
+                     *             "read_at": "2026-11-23T10:00:00.000Z",
+                     *             "reply_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "sequence": 1,
+                     *             "status": "scheduled"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_ThreadPage"];
+                };
+            };
+            /** @description Bad Request: `invalid_request`, `invalid_limit` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_request" | "invalid_limit";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `business_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "business_not_found";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    write_to_business: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                businessAccountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_message_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                 *       "reply_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                 *       "text": "Is my order on its way?"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserMessageBody"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            201: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "at": "2026-11-23T10:00:00.000Z",
+                     *         "conversation_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "sequence": 1,
+                     *         "window_expires_at": "2026-11-23T10:00:00.000Z"
+                     *       },
+                     *       "message": "message_sent",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_UserMessageResult"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `business_follow_required`, `business_not_live`, `conversation_blocked` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "business_follow_required" | "business_not_live" | "conversation_blocked";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `business_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "business_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress` */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "idempotency_key_conflict" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Too Many Requests: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may succeed. */
+                    "Retry-After"?: number;
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    mark_business_thread_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                businessAccountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "up_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReadBody"];
+            };
+        };
+        responses: {
+            /** @description The read mark */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "read_at": "2026-11-23T10:00:00.000Z",
+                     *         "read_up_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b"
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_ReadMark"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `business_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "business_not_found";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     healthz: {
         parameters: {
             query?: never;
@@ -8924,7 +11437,9 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "business_account_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "display_name": "text",
                      *         "phone_number": "+14155550123",
+                     *         "read_receipts": true,
                      *         "role": "owner",
                      *         "status": "active",
                      *         "user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b"
@@ -8935,6 +11450,254 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope_Me"];
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    update_current_user: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "display_name": "Sam",
+                 *       "read_receipts": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateMeBody"];
+            };
+        };
+        responses: {
+            /** @description The signed-in user */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "business_account_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "display_name": "text",
+                     *         "phone_number": "+14155550123",
+                     *         "read_receipts": true,
+                     *         "role": "owner",
+                     *         "status": "active",
+                     *         "user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b"
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_Me"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    list_my_conversations: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description The `business_account_id` of the last item of the previous page */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your conversations */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "conversations": [
+                     *           {
+                     *             "business_account_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "business_name": "text",
+                     *             "last_message_at": "2026-11-23T10:00:00.000Z",
+                     *             "unread": 1,
+                     *             "window_expires_at": "2026-11-23T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "has_more": true
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_MyConversationList"];
+                };
+            };
+            /** @description Bad Request: `invalid_request`, `invalid_limit` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_request" | "invalid_limit";
+                    };
                 };
             };
             /** @description Unauthorized: `unauthorized` */
@@ -9901,6 +12664,1054 @@ export interface operations {
             };
         };
     };
+    list_app_conversations: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description The `id` of the last conversation of the previous page */
+                starting_after?: string;
+                status?: components["schemas"]["ConversationStatus"];
+                /** @description Whether the service window is open */
+                window?: components["schemas"]["WindowState"];
+                unread?: boolean;
+                /** @description A team member's user id, or `none` (unassigned) */
+                assigned_to?: string;
+            };
+            header?: never;
+            path: {
+                businessAccountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversations */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "conversations": [
+                     *           {
+                     *             "assigned_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "blocked": true,
+                     *             "display_name": "text",
+                     *             "follows": true,
+                     *             "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "label": "text",
+                     *             "last_inbound_at": "2026-11-23T10:00:00.000Z",
+                     *             "last_message_at": "2026-11-23T10:00:00.000Z",
+                     *             "marketing_opt_in": true,
+                     *             "status": "open",
+                     *             "unread": 1,
+                     *             "user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "window_expires_at": "2026-11-23T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "has_more": true,
+                     *         "unread_conversations": 1
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_ConversationList"];
+                };
+            };
+            /** @description Bad Request: `invalid_request`, `invalid_limit` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_request" | "invalid_limit";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_app_token` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_app_token";
+                    };
+                };
+            };
+            /** @description Forbidden: `app_business_mismatch`, `business_suspended`, `app_scope_required` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "app_business_mismatch" | "business_suspended" | "app_scope_required";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    get_app_conversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                businessAccountId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "assigned_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "blocked": true,
+                     *         "display_name": "text",
+                     *         "follows": true,
+                     *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "label": "text",
+                     *         "last_inbound_at": "2026-11-23T10:00:00.000Z",
+                     *         "last_message_at": "2026-11-23T10:00:00.000Z",
+                     *         "marketing_opt_in": true,
+                     *         "status": "open",
+                     *         "unread": 1,
+                     *         "user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "window_expires_at": "2026-11-23T10:00:00.000Z"
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_Conversation"];
+                };
+            };
+            /** @description Unauthorized: `invalid_app_token` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_app_token";
+                    };
+                };
+            };
+            /** @description Forbidden: `app_business_mismatch`, `business_suspended`, `app_scope_required` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "app_business_mismatch" | "business_suspended" | "app_scope_required";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `conversation_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "conversation_not_found";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    update_app_conversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                businessAccountId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "assigned_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                 *       "label": "text",
+                 *       "status": "open"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateConversationBody"];
+            };
+        };
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "assigned_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "blocked": true,
+                     *         "display_name": "text",
+                     *         "follows": true,
+                     *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "label": "text",
+                     *         "last_inbound_at": "2026-11-23T10:00:00.000Z",
+                     *         "last_message_at": "2026-11-23T10:00:00.000Z",
+                     *         "marketing_opt_in": true,
+                     *         "status": "open",
+                     *         "unread": 1,
+                     *         "user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "window_expires_at": "2026-11-23T10:00:00.000Z"
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_Conversation"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_app_token` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_app_token";
+                    };
+                };
+            };
+            /** @description Forbidden: `app_business_mismatch`, `business_suspended`, `app_scope_required` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "app_business_mismatch" | "business_suspended" | "app_scope_required";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `conversation_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "conversation_not_found";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    get_app_conversation_messages: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description The `id` of the last message of the previous page */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                businessAccountId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thread */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "has_more": true,
+                     *         "messages": [
+                     *           {
+                     *             "at": "2026-11-23T10:00:00.000Z",
+                     *             "body": "text",
+                     *             "category": "authentication",
+                     *             "conversation_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "direction": "inbound",
+                     *             "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "message_content": {},
+                     *             "read_at": "2026-11-23T10:00:00.000Z",
+                     *             "reply_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "sequence": 1,
+                     *             "status": "scheduled"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_ThreadPage"];
+                };
+            };
+            /** @description Bad Request: `invalid_request`, `invalid_limit` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_request" | "invalid_limit";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_app_token` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_app_token";
+                    };
+                };
+            };
+            /** @description Forbidden: `app_business_mismatch`, `business_suspended`, `app_scope_required` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "app_business_mismatch" | "business_suspended" | "app_scope_required";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `conversation_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "conversation_not_found";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    send_app_conversation_message: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and body answers the first result for 24 h */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                businessAccountId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "body": "text",
+                 *       "category": "text",
+                 *       "expires_at": "text",
+                 *       "message_content": {},
+                 *       "reply_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                 *       "send_at": "text",
+                 *       "text": "It left our warehouse this morning."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConversationMessageBody"];
+            };
+        };
+        responses: {
+            /** @description Accepted (`message_sent`) */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "status": "sent"
+                     *       },
+                     *       "message": "message_sent",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_SendResult"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_app_token` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_app_token";
+                    };
+                };
+            };
+            /** @description Forbidden: `app_business_mismatch`, `app_scope_required`, `live_business_required`, `business_suspended`, `business_follow_required`, `marketing_opt_in_required`, `service_window_closed` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "app_business_mismatch" | "app_scope_required" | "live_business_required" | "business_suspended" | "business_follow_required" | "marketing_opt_in_required" | "service_window_closed";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `conversation_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "conversation_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress` */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "idempotency_key_conflict" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Too Many Requests: `business_send_rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may succeed. */
+                    "Retry-After"?: number;
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "business_send_rate_limited";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    check_app_conversation_message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                businessAccountId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "body": "text",
+                 *       "category": "text",
+                 *       "expires_at": "text",
+                 *       "message_content": {},
+                 *       "reply_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                 *       "send_at": "text",
+                 *       "text": "It left our warehouse this morning."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConversationMessageBody"];
+            };
+        };
+        responses: {
+            /** @description It would be accepted */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "would_send": true
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_CheckResult"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_app_token` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_app_token";
+                    };
+                };
+            };
+            /** @description Forbidden: `app_business_mismatch`, `app_scope_required`, `live_business_required`, `business_suspended`, `business_follow_required`, `marketing_opt_in_required`, `service_window_closed` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "app_business_mismatch" | "app_scope_required" | "live_business_required" | "business_suspended" | "business_follow_required" | "marketing_opt_in_required" | "service_window_closed";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `conversation_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "conversation_not_found";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Too Many Requests: `business_send_rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may succeed. */
+                    "Retry-After"?: number;
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "business_send_rate_limited";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    mark_app_conversation_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                businessAccountId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "up_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReadBody"];
+            };
+        };
+        responses: {
+            /** @description The business's read mark */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "read_at": "2026-11-23T10:00:00.000Z",
+                     *         "read_up_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b"
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_ReadMark"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_app_token` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_app_token";
+                    };
+                };
+            };
+            /** @description Forbidden: `app_business_mismatch`, `business_suspended`, `app_scope_required` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "app_business_mismatch" | "business_suspended" | "app_scope_required";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `conversation_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "conversation_not_found";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     send_app_message: {
         parameters: {
             query?: never;
@@ -10271,13 +14082,16 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "app_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "body": "text",
                      *         "broadcast_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "category": "authentication",
                      *         "completed_at": "2026-11-23T10:00:00.000Z",
+                     *         "conversation_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "created_at": "2026-11-23T10:00:00.000Z",
                      *         "expires_at": "2026-11-23T10:00:00.000Z",
                      *         "failure_reason": "recipient_inactive",
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "message_content": {},
                      *         "recipient_user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
                      *         "sent_by": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
@@ -10618,6 +14432,92 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookPayload_MessageFailedData"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A timeout, a connection error, 408, 429, 3xx or 5xx is retried after 1, 2, 4, 8 and 16 minutes (6 attempts); any other 4xx is final. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_message_read: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type, also the payload's `type`. */
+                "X-Service-Event": "message.read";
+                /** @description The delivery's id, the same on every retry (also the payload's `delivery_id`): deduplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `t`, `.`, and the raw body, keyed with the UTF-8 bytes of the endpoint's whole secret. During a secret rotation's grace a second `v1` follows (`t=..,v1=<new>,v1=<old>`): accept the header when any `v1` matches. Reject a `t` more than five minutes from your clock; compare in constant time. */
+                "X-Service-Signature": string;
+                /** @description Standard Webhooks: the delivery's id (as `X-Service-Delivery`). Sent with the next two when the endpoint's current secret has the standard form (every secret made or rotated since that form). */
+                "webhook-id"?: string;
+                /** @description Standard Webhooks: the signing time in unix seconds (the `t` of `X-Service-Signature`). */
+                "webhook-timestamp"?: string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the base64-decoded part of the secret after `whsec_`; space-separated when two standard-form secrets sign during a rotation. The Standard Webhooks libraries verify it. */
+                "webhook-signature"?: string;
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPayload_MessageReadData"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A timeout, a connection error, 408, 429, 3xx or 5xx is retried after 1, 2, 4, 8 and 16 minutes (6 attempts); any other 4xx is final. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_message_received: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type, also the payload's `type`. */
+                "X-Service-Event": "message.received";
+                /** @description The delivery's id, the same on every retry (also the payload's `delivery_id`): deduplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `t`, `.`, and the raw body, keyed with the UTF-8 bytes of the endpoint's whole secret. During a secret rotation's grace a second `v1` follows (`t=..,v1=<new>,v1=<old>`): accept the header when any `v1` matches. Reject a `t` more than five minutes from your clock; compare in constant time. */
+                "X-Service-Signature": string;
+                /** @description Standard Webhooks: the delivery's id (as `X-Service-Delivery`). Sent with the next two when the endpoint's current secret has the standard form (every secret made or rotated since that form). */
+                "webhook-id"?: string;
+                /** @description Standard Webhooks: the signing time in unix seconds (the `t` of `X-Service-Signature`). */
+                "webhook-timestamp"?: string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the base64-decoded part of the secret after `whsec_`; space-separated when two standard-form secrets sign during a rotation. The Standard Webhooks libraries verify it. */
+                "webhook-signature"?: string;
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPayload_MessageReceivedData"];
             };
         };
         responses: {

@@ -7,8 +7,8 @@ use super::*;
 pub struct MessageRecord {
     #[schema(format = Uuid)]
     pub id: String,
-    /// Null for a broadcast message: a broadcast never hands the business its followers'
-    /// numbers.
+    /// Null for a broadcast message and for a conversation message: neither hands the business
+    /// a number.
     #[schema(pattern = r"^\+[1-9][0-9]{1,14}$")]
     pub to: Option<String>,
     #[schema(format = Uuid)]
@@ -43,6 +43,14 @@ pub struct MessageRecord {
     /// The broadcast it belongs to; null for single sends.
     #[schema(format = Uuid)]
     pub broadcast_id: Option<String>,
+    /// The conversation it was sent in; null elsewhere.
+    #[schema(format = Uuid)]
+    pub conversation_id: Option<String>,
+    /// The text sent (utility, service and plain marketing messages).
+    pub body: Option<String>,
+    /// The structured content sent; an authentication message's `code` shows as `"******"`.
+    #[schema(value_type = Option<Object>)]
+    pub message_content: Option<serde_json::Value>,
 }
 
 impl From<pb::MessageRecord> for MessageRecord {
@@ -62,6 +70,11 @@ impl From<pb::MessageRecord> for MessageRecord {
             send_at: m.send_at,
             expires_at: m.expires_at,
             broadcast_id: m.broadcast_id,
+            conversation_id: m.conversation_id,
+            body: m.body,
+            message_content: m
+                .message_content_json
+                .and_then(|json| serde_json::from_str(&json).ok()),
         }
     }
 }

@@ -102,6 +102,8 @@ pub struct DayUsage {
     pub webhooks_failed: i64,
     pub follows: i64,
     pub unfollows: i64,
+    /// Messages users wrote to the business that day.
+    pub received: i64,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -157,6 +159,7 @@ pub async fn daily_usage(
                         webhooks_failed: d.webhooks_failed,
                         follows: d.follows,
                         unfollows: d.unfollows,
+                        received: d.received,
                     }
                 })
                 .collect(),

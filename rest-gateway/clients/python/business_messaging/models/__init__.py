@@ -19,6 +19,13 @@ from .business_mode import BusinessMode
 from .business_status import BusinessStatus
 from .change_source import ChangeSource
 from .check_result import CheckResult
+from .conversation import Conversation
+from .conversation_list import ConversationList
+from .conversation_message_body import ConversationMessageBody
+from .conversation_message_body_message_content_type_0 import (
+    ConversationMessageBodyMessageContentType0,
+)
+from .conversation_status import ConversationStatus
 from .create_app_body import CreateAppBody
 from .create_sandbox_body import CreateSandboxBody
 from .create_webhook_body import CreateWebhookBody
@@ -30,12 +37,15 @@ from .delivery_detail import DeliveryDetail
 from .delivery_event_type import DeliveryEventType
 from .delivery_log import DeliveryLog
 from .delivery_status import DeliveryStatus
+from .direction import Direction
 from .envelope import Envelope
 from .envelope_app_with_token import EnvelopeAppWithToken
 from .envelope_broadcast import EnvelopeBroadcast
 from .envelope_broadcast_list import EnvelopeBroadcastList
 from .envelope_business_account import EnvelopeBusinessAccount
 from .envelope_check_result import EnvelopeCheckResult
+from .envelope_conversation import EnvelopeConversation
+from .envelope_conversation_list import EnvelopeConversationList
 from .envelope_daily_usage import EnvelopeDailyUsage
 from .envelope_delivery import EnvelopeDelivery
 from .envelope_delivery_detail import EnvelopeDeliveryDetail
@@ -49,15 +59,19 @@ from .envelope_lookup_results import EnvelopeLookupResults
 from .envelope_me import EnvelopeMe
 from .envelope_message_history import EnvelopeMessageHistory
 from .envelope_message_record import EnvelopeMessageRecord
+from .envelope_my_conversation_list import EnvelopeMyConversationList
 from .envelope_qr_preview import EnvelopeQrPreview
 from .envelope_qr_session import EnvelopeQrSession
 from .envelope_qr_session_status import EnvelopeQrSessionStatus
 from .envelope_qr_token import EnvelopeQrToken
+from .envelope_read_mark import EnvelopeReadMark
 from .envelope_recover_result import EnvelopeRecoverResult
 from .envelope_send_result import EnvelopeSendResult
 from .envelope_team_member import EnvelopeTeamMember
+from .envelope_thread_page import EnvelopeThreadPage
 from .envelope_token_pair import EnvelopeTokenPair
 from .envelope_usage import EnvelopeUsage
+from .envelope_user_message_result import EnvelopeUserMessageResult
 from .envelope_vec_app import EnvelopeVecApp
 from .envelope_vec_team_member import EnvelopeVecTeamMember
 from .envelope_vec_webhook import EnvelopeVecWebhook
@@ -90,12 +104,17 @@ from .marketing_text_message import MarketingTextMessage
 from .me import Me
 from .message_failed_data import MessageFailedData
 from .message_history import MessageHistory
+from .message_read_data import MessageReadData
+from .message_received_data import MessageReceivedData
 from .message_record import MessageRecord
+from .message_record_message_content_type_0 import MessageRecordMessageContentType0
 from .message_sent_data import MessageSentData
 from .message_source import MessageSource
 from .message_status import MessageStatus
 from .message_totals import MessageTotals
 from .message_totals_by_category import MessageTotalsByCategory
+from .my_conversation import MyConversation
+from .my_conversation_list import MyConversationList
 from .otp_request_body import OtpRequestBody
 from .otp_verify_body import OtpVerifyBody
 from .patch_follow_body import PatchFollowBody
@@ -105,6 +124,8 @@ from .qr_session import QrSession
 from .qr_session_status import QrSessionStatus
 from .qr_status import QrStatus
 from .qr_token import QrToken
+from .read_body import ReadBody
+from .read_mark import ReadMark
 from .record_category import RecordCategory
 from .recover_body import RecoverBody
 from .recover_result import RecoverResult
@@ -118,11 +139,18 @@ from .send_status import SendStatus
 from .service_message_input import ServiceMessageInput
 from .team_member import TeamMember
 from .text_broadcast import TextBroadcast
+from .thread_entry import ThreadEntry
+from .thread_entry_message_content_type_0 import ThreadEntryMessageContentType0
+from .thread_page import ThreadPage
 from .token_pair import TokenPair
 from .token_type import TokenType
 from .update_business_body import UpdateBusinessBody
+from .update_conversation_body import UpdateConversationBody
+from .update_me_body import UpdateMeBody
 from .update_webhook_body import UpdateWebhookBody
 from .usage import Usage
+from .user_message_body import UserMessageBody
+from .user_message_result import UserMessageResult
 from .user_status import UserStatus
 from .utility_category import UtilityCategory
 from .utility_message import UtilityMessage
@@ -141,12 +169,19 @@ from .webhook_payload_message_failed_data import WebhookPayloadMessageFailedData
 from .webhook_payload_message_failed_data_type import (
     WebhookPayloadMessageFailedDataType,
 )
+from .webhook_payload_message_read_data import WebhookPayloadMessageReadData
+from .webhook_payload_message_read_data_type import WebhookPayloadMessageReadDataType
+from .webhook_payload_message_received_data import WebhookPayloadMessageReceivedData
+from .webhook_payload_message_received_data_type import (
+    WebhookPayloadMessageReceivedDataType,
+)
 from .webhook_payload_message_sent_data import WebhookPayloadMessageSentData
 from .webhook_payload_message_sent_data_type import WebhookPayloadMessageSentDataType
 from .webhook_payload_webhook_test_data import WebhookPayloadWebhookTestData
 from .webhook_payload_webhook_test_data_type import WebhookPayloadWebhookTestDataType
 from .webhook_test_data import WebhookTestData
 from .webhook_totals import WebhookTotals
+from .window_state import WindowState
 
 __all__ = (
     "AddMemberBody",
@@ -168,6 +203,11 @@ __all__ = (
     "BusinessStatus",
     "ChangeSource",
     "CheckResult",
+    "Conversation",
+    "ConversationList",
+    "ConversationMessageBody",
+    "ConversationMessageBodyMessageContentType0",
+    "ConversationStatus",
     "CreateAppBody",
     "CreateSandboxBody",
     "CreateWebhookBody",
@@ -179,12 +219,15 @@ __all__ = (
     "DeliveryEventType",
     "DeliveryLog",
     "DeliveryStatus",
+    "Direction",
     "Envelope",
     "EnvelopeAppWithToken",
     "EnvelopeBroadcast",
     "EnvelopeBroadcastList",
     "EnvelopeBusinessAccount",
     "EnvelopeCheckResult",
+    "EnvelopeConversation",
+    "EnvelopeConversationList",
     "EnvelopeDailyUsage",
     "EnvelopeDelivery",
     "EnvelopeDeliveryDetail",
@@ -198,15 +241,19 @@ __all__ = (
     "EnvelopeMe",
     "EnvelopeMessageHistory",
     "EnvelopeMessageRecord",
+    "EnvelopeMyConversationList",
     "EnvelopeQrPreview",
     "EnvelopeQrSession",
     "EnvelopeQrSessionStatus",
     "EnvelopeQrToken",
+    "EnvelopeReadMark",
     "EnvelopeRecoverResult",
     "EnvelopeSendResult",
     "EnvelopeTeamMember",
+    "EnvelopeThreadPage",
     "EnvelopeTokenPair",
     "EnvelopeUsage",
+    "EnvelopeUserMessageResult",
     "EnvelopeVecApp",
     "EnvelopeVecTeamMember",
     "EnvelopeVecWebhook",
@@ -239,12 +286,17 @@ __all__ = (
     "Me",
     "MessageFailedData",
     "MessageHistory",
+    "MessageReadData",
+    "MessageReceivedData",
     "MessageRecord",
+    "MessageRecordMessageContentType0",
     "MessageSentData",
     "MessageSource",
     "MessageStatus",
     "MessageTotals",
     "MessageTotalsByCategory",
+    "MyConversation",
+    "MyConversationList",
     "OtpRequestBody",
     "OtpVerifyBody",
     "PatchFollowBody",
@@ -254,6 +306,8 @@ __all__ = (
     "QrSessionStatus",
     "QrStatus",
     "QrToken",
+    "ReadBody",
+    "ReadMark",
     "RecordCategory",
     "RecoverBody",
     "RecoverResult",
@@ -267,11 +321,18 @@ __all__ = (
     "ServiceMessageInput",
     "TeamMember",
     "TextBroadcast",
+    "ThreadEntry",
+    "ThreadEntryMessageContentType0",
+    "ThreadPage",
     "TokenPair",
     "TokenType",
     "UpdateBusinessBody",
+    "UpdateConversationBody",
+    "UpdateMeBody",
     "UpdateWebhookBody",
     "Usage",
+    "UserMessageBody",
+    "UserMessageResult",
     "UserStatus",
     "UtilityCategory",
     "UtilityMessage",
@@ -284,10 +345,15 @@ __all__ = (
     "WebhookPayloadGrantRevokedDataType",
     "WebhookPayloadMessageFailedData",
     "WebhookPayloadMessageFailedDataType",
+    "WebhookPayloadMessageReadData",
+    "WebhookPayloadMessageReadDataType",
+    "WebhookPayloadMessageReceivedData",
+    "WebhookPayloadMessageReceivedDataType",
     "WebhookPayloadMessageSentData",
     "WebhookPayloadMessageSentDataType",
     "WebhookPayloadWebhookTestData",
     "WebhookPayloadWebhookTestDataType",
     "WebhookTestData",
     "WebhookTotals",
+    "WindowState",
 )

@@ -25,6 +25,7 @@ class DayUsage:
             failed (int):
             follows (int):
             messages (DayMessages): Messages accepted on one day.
+            received (int): Messages users wrote to the business that day.
             unfollows (int):
             webhooks_failed (int):
             webhooks_succeeded (int):
@@ -35,6 +36,7 @@ class DayUsage:
     failed: int
     follows: int
     messages: DayMessages
+    received: int
     unfollows: int
     webhooks_failed: int
     webhooks_succeeded: int
@@ -51,6 +53,8 @@ class DayUsage:
 
         messages = self.messages.to_dict()
 
+        received = self.received
+
         unfollows = self.unfollows
 
         webhooks_failed = self.webhooks_failed
@@ -66,6 +70,7 @@ class DayUsage:
                 "failed": failed,
                 "follows": follows,
                 "messages": messages,
+                "received": received,
                 "unfollows": unfollows,
                 "webhooks_failed": webhooks_failed,
                 "webhooks_succeeded": webhooks_succeeded,
@@ -89,6 +94,8 @@ class DayUsage:
 
         messages = DayMessages.from_dict(d.pop("messages"))
 
+        received = d.pop("received")
+
         unfollows = d.pop("unfollows")
 
         webhooks_failed = d.pop("webhooks_failed")
@@ -101,6 +108,7 @@ class DayUsage:
             failed=failed,
             follows=follows,
             messages=messages,
+            received=received,
             unfollows=unfollows,
             webhooks_failed=webhooks_failed,
             webhooks_succeeded=webhooks_succeeded,

@@ -7,6 +7,8 @@ DeliveryEventType = Literal[
     "follow.updated",
     "grant.revoked",
     "message.failed",
+    "message.read",
+    "message.received",
     "message.sent",
     "webhook.test",
 ]
@@ -18,6 +20,8 @@ DELIVERY_EVENT_TYPE_VALUES: set[DeliveryEventType] = {
     "follow.updated",
     "grant.revoked",
     "message.failed",
+    "message.read",
+    "message.received",
     "message.sent",
     "webhook.test",
 }

@@ -7,6 +7,8 @@ EventType = Literal[
     "follow.updated",
     "grant.revoked",
     "message.failed",
+    "message.read",
+    "message.received",
     "message.sent",
 ]
 
@@ -17,6 +19,8 @@ EVENT_TYPE_VALUES: set[EventType] = {
     "follow.updated",
     "grant.revoked",
     "message.failed",
+    "message.read",
+    "message.received",
     "message.sent",
 }
 

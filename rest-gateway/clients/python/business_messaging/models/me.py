@@ -20,21 +20,28 @@ class Me:
 
     Attributes:
         phone_number (str):  Example: +14155550123.
+        read_receipts (bool): Whether businesses see when the user read their messages.
         status (UserStatus): A user account's status.
         user_id (UUID):
         business_account_id (None | Unset | UUID): The business the user owns or belongs to; `null` without one.
+        display_name (None | str | Unset): Shown to a business only in the conversations the user started; `null`
+            without one.
         role (None | Role | Unset):
     """
 
     phone_number: str
+    read_receipts: bool
     status: UserStatus
     user_id: UUID
     business_account_id: None | Unset | UUID = UNSET
+    display_name: None | str | Unset = UNSET
     role: None | Role | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         phone_number = self.phone_number
+
+        read_receipts = self.read_receipts
 
         status: str = self.status
 
@@ -47,6 +54,12 @@ class Me:
             business_account_id = str(self.business_account_id)
         else:
             business_account_id = self.business_account_id
+
+        display_name: None | str | Unset
+        if isinstance(self.display_name, Unset):
+            display_name = UNSET
+        else:
+            display_name = self.display_name
 
         role: None | str | Unset
         if isinstance(self.role, Unset):
@@ -61,12 +74,15 @@ class Me:
         field_dict.update(
             {
                 "phone_number": phone_number,
+                "read_receipts": read_receipts,
                 "status": status,
                 "user_id": user_id,
             }
         )
         if business_account_id is not UNSET:
             field_dict["business_account_id"] = business_account_id
+        if display_name is not UNSET:
+            field_dict["display_name"] = display_name
         if role is not UNSET:
             field_dict["role"] = role
 
@@ -76,6 +92,8 @@ class Me:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
         phone_number = d.pop("phone_number")
+
+        read_receipts = d.pop("read_receipts")
 
         status = check_user_status(d.pop("status"))
 
@@ -100,6 +118,15 @@ class Me:
             d.pop("business_account_id", UNSET)
         )
 
+        def _parse_display_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        display_name = _parse_display_name(d.pop("display_name", UNSET))
+
         def _parse_role(data: object) -> None | Role | Unset:
             if data is None:
                 return data
@@ -119,9 +146,11 @@ class Me:
 
         me = cls(
             phone_number=phone_number,
+            read_receipts=read_receipts,
             status=status,
             user_id=user_id,
             business_account_id=business_account_id,
+            display_name=display_name,
             role=role,
         )
 

@@ -26,6 +26,7 @@ class MessageFailedData:
         recipient_user_id (UUID):
         status (str): `failed`.
         broadcast_id (None | Unset | UUID): The broadcast the message belongs to; null for single sends.
+        conversation_id (None | Unset | UUID): The conversation the message was sent in; null elsewhere.
     """
 
     category: RecordCategory
@@ -34,6 +35,7 @@ class MessageFailedData:
     recipient_user_id: UUID
     status: str
     broadcast_id: None | Unset | UUID = UNSET
+    conversation_id: None | Unset | UUID = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -55,6 +57,14 @@ class MessageFailedData:
         else:
             broadcast_id = self.broadcast_id
 
+        conversation_id: None | str | Unset
+        if isinstance(self.conversation_id, Unset):
+            conversation_id = UNSET
+        elif isinstance(self.conversation_id, UUID):
+            conversation_id = str(self.conversation_id)
+        else:
+            conversation_id = self.conversation_id
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -68,6 +78,8 @@ class MessageFailedData:
         )
         if broadcast_id is not UNSET:
             field_dict["broadcast_id"] = broadcast_id
+        if conversation_id is not UNSET:
+            field_dict["conversation_id"] = conversation_id
 
         return field_dict
 
@@ -101,6 +113,23 @@ class MessageFailedData:
 
         broadcast_id = _parse_broadcast_id(d.pop("broadcast_id", UNSET))
 
+        def _parse_conversation_id(data: object) -> None | Unset | UUID:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                conversation_id_type_0 = UUID(data)
+
+                return conversation_id_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UUID, data)
+
+        conversation_id = _parse_conversation_id(d.pop("conversation_id", UNSET))
+
         message_failed_data = cls(
             category=category,
             message_send_id=message_send_id,
@@ -108,6 +137,7 @@ class MessageFailedData:
             recipient_user_id=recipient_user_id,
             status=status,
             broadcast_id=broadcast_id,
+            conversation_id=conversation_id,
         )
 
         message_failed_data.additional_properties = d

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from uuid import UUID
 
 from attrs import define as _attrs_define
@@ -13,6 +13,12 @@ from ..models.message_source import MessageSource, check_message_source
 from ..models.message_status import MessageStatus, check_message_status
 from ..models.record_category import RecordCategory, check_record_category
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.message_record_message_content_type_0 import (
+        MessageRecordMessageContentType0,
+    )
+
 
 T = TypeVar("T", bound="MessageRecord")
 
@@ -30,15 +36,19 @@ class MessageRecord:
         source (MessageSource): Where a message came from.
         status (MessageStatus): A message's status: `accepted` until the outcome is known.
         app_id (None | Unset | UUID):
+        body (None | str | Unset): The text sent (utility, service and plain marketing messages).
         broadcast_id (None | Unset | UUID): The broadcast it belongs to; null for single sends.
         completed_at (datetime.datetime | None | Unset):
+        conversation_id (None | Unset | UUID): The conversation it was sent in; null elsewhere.
         expires_at (datetime.datetime | None | Unset):
         failure_reason (FailureReason | None | Unset):
+        message_content (MessageRecordMessageContentType0 | None | Unset): The structured content sent; an
+            authentication message's `code` shows as `"******"`.
         send_at (datetime.datetime | None | Unset): As sent; null when not given.
         sent_by (None | Unset | UUID): The team member's user id for a console send; null for app, service and broadcast
             messages.
-        to (None | str | Unset): Null for a broadcast message: a broadcast never hands the business its followers'
-            numbers.
+        to (None | str | Unset): Null for a broadcast message and for a conversation message: neither hands the business
+            a number.
     """
 
     category: RecordCategory
@@ -48,16 +58,23 @@ class MessageRecord:
     source: MessageSource
     status: MessageStatus
     app_id: None | Unset | UUID = UNSET
+    body: None | str | Unset = UNSET
     broadcast_id: None | Unset | UUID = UNSET
     completed_at: datetime.datetime | None | Unset = UNSET
+    conversation_id: None | Unset | UUID = UNSET
     expires_at: datetime.datetime | None | Unset = UNSET
     failure_reason: FailureReason | None | Unset = UNSET
+    message_content: MessageRecordMessageContentType0 | None | Unset = UNSET
     send_at: datetime.datetime | None | Unset = UNSET
     sent_by: None | Unset | UUID = UNSET
     to: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.message_record_message_content_type_0 import (
+            MessageRecordMessageContentType0,  # noqa: PLC0415
+        )
+
         category: str = self.category
 
         created_at = self.created_at.isoformat()
@@ -78,6 +95,12 @@ class MessageRecord:
         else:
             app_id = self.app_id
 
+        body: None | str | Unset
+        if isinstance(self.body, Unset):
+            body = UNSET
+        else:
+            body = self.body
+
         broadcast_id: None | str | Unset
         if isinstance(self.broadcast_id, Unset):
             broadcast_id = UNSET
@@ -94,6 +117,14 @@ class MessageRecord:
         else:
             completed_at = self.completed_at
 
+        conversation_id: None | str | Unset
+        if isinstance(self.conversation_id, Unset):
+            conversation_id = UNSET
+        elif isinstance(self.conversation_id, UUID):
+            conversation_id = str(self.conversation_id)
+        else:
+            conversation_id = self.conversation_id
+
         expires_at: None | str | Unset
         if isinstance(self.expires_at, Unset):
             expires_at = UNSET
@@ -109,6 +140,14 @@ class MessageRecord:
             failure_reason = self.failure_reason
         else:
             failure_reason = self.failure_reason
+
+        message_content: dict[str, Any] | None | Unset
+        if isinstance(self.message_content, Unset):
+            message_content = UNSET
+        elif isinstance(self.message_content, MessageRecordMessageContentType0):
+            message_content = self.message_content.to_dict()
+        else:
+            message_content = self.message_content
 
         send_at: None | str | Unset
         if isinstance(self.send_at, Unset):
@@ -146,14 +185,20 @@ class MessageRecord:
         )
         if app_id is not UNSET:
             field_dict["app_id"] = app_id
+        if body is not UNSET:
+            field_dict["body"] = body
         if broadcast_id is not UNSET:
             field_dict["broadcast_id"] = broadcast_id
         if completed_at is not UNSET:
             field_dict["completed_at"] = completed_at
+        if conversation_id is not UNSET:
+            field_dict["conversation_id"] = conversation_id
         if expires_at is not UNSET:
             field_dict["expires_at"] = expires_at
         if failure_reason is not UNSET:
             field_dict["failure_reason"] = failure_reason
+        if message_content is not UNSET:
+            field_dict["message_content"] = message_content
         if send_at is not UNSET:
             field_dict["send_at"] = send_at
         if sent_by is not UNSET:
@@ -165,6 +210,10 @@ class MessageRecord:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.message_record_message_content_type_0 import (
+            MessageRecordMessageContentType0,  # noqa: PLC0415
+        )
+
         d = dict(src_dict)
         category = check_record_category(d.pop("category"))
 
@@ -194,6 +243,15 @@ class MessageRecord:
             return cast(None | Unset | UUID, data)
 
         app_id = _parse_app_id(d.pop("app_id", UNSET))
+
+        def _parse_body(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        body = _parse_body(d.pop("body", UNSET))
 
         def _parse_broadcast_id(data: object) -> None | Unset | UUID:
             if data is None:
@@ -229,6 +287,23 @@ class MessageRecord:
 
         completed_at = _parse_completed_at(d.pop("completed_at", UNSET))
 
+        def _parse_conversation_id(data: object) -> None | Unset | UUID:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                conversation_id_type_0 = UUID(data)
+
+                return conversation_id_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UUID, data)
+
+        conversation_id = _parse_conversation_id(d.pop("conversation_id", UNSET))
+
         def _parse_expires_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
                 return data
@@ -262,6 +337,27 @@ class MessageRecord:
             return cast(FailureReason | None | Unset, data)
 
         failure_reason = _parse_failure_reason(d.pop("failure_reason", UNSET))
+
+        def _parse_message_content(
+            data: object,
+        ) -> MessageRecordMessageContentType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                message_content_type_0 = MessageRecordMessageContentType0.from_dict(
+                    data
+                )
+
+                return message_content_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(MessageRecordMessageContentType0 | None | Unset, data)
+
+        message_content = _parse_message_content(d.pop("message_content", UNSET))
 
         def _parse_send_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
@@ -314,10 +410,13 @@ class MessageRecord:
             source=source,
             status=status,
             app_id=app_id,
+            body=body,
             broadcast_id=broadcast_id,
             completed_at=completed_at,
+            conversation_id=conversation_id,
             expires_at=expires_at,
             failure_reason=failure_reason,
+            message_content=message_content,
             send_at=send_at,
             sent_by=sent_by,
             to=to,

@@ -1,0 +1,239 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.envelope_thread_page import EnvelopeThreadPage
+from ...models.error_envelope import ErrorEnvelope
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    business_account_id: UUID,
+    id: UUID,
+    *,
+    limit: int | Unset = UNSET,
+    starting_after: UUID | Unset = UNSET,
+) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+
+    params["limit"] = limit
+
+    json_starting_after: str | Unset = UNSET
+    if not isinstance(starting_after, Unset):
+        json_starting_after = str(starting_after)
+    params["starting_after"] = json_starting_after
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/{business_account_id}/conversations/{id}/messages".format(
+            business_account_id=quote(str(business_account_id), safe=""),
+            id=quote(str(id), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> EnvelopeThreadPage | ErrorEnvelope | None:
+    if response.status_code == 200:
+        response_200 = EnvelopeThreadPage.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorEnvelope.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorEnvelope.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorEnvelope.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorEnvelope.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 500:
+        response_500 = ErrorEnvelope.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorEnvelope.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[EnvelopeThreadPage | ErrorEnvelope]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    business_account_id: UUID,
+    id: UUID,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    starting_after: UUID | Unset = UNSET,
+) -> Response[EnvelopeThreadPage | ErrorEnvelope]:
+    """A conversation's thread for an app token (scope `service`).
+
+    Args:
+        business_account_id (UUID):
+        id (UUID):
+        limit (int | Unset):
+        starting_after (UUID | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[EnvelopeThreadPage | ErrorEnvelope]
+    """
+
+    kwargs = _get_kwargs(
+        business_account_id=business_account_id,
+        id=id,
+        limit=limit,
+        starting_after=starting_after,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    business_account_id: UUID,
+    id: UUID,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    starting_after: UUID | Unset = UNSET,
+) -> EnvelopeThreadPage | ErrorEnvelope | None:
+    """A conversation's thread for an app token (scope `service`).
+
+    Args:
+        business_account_id (UUID):
+        id (UUID):
+        limit (int | Unset):
+        starting_after (UUID | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        EnvelopeThreadPage | ErrorEnvelope
+    """
+
+    return sync_detailed(
+        business_account_id=business_account_id,
+        id=id,
+        client=client,
+        limit=limit,
+        starting_after=starting_after,
+    ).parsed
+
+
+async def asyncio_detailed(
+    business_account_id: UUID,
+    id: UUID,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    starting_after: UUID | Unset = UNSET,
+) -> Response[EnvelopeThreadPage | ErrorEnvelope]:
+    """A conversation's thread for an app token (scope `service`).
+
+    Args:
+        business_account_id (UUID):
+        id (UUID):
+        limit (int | Unset):
+        starting_after (UUID | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[EnvelopeThreadPage | ErrorEnvelope]
+    """
+
+    kwargs = _get_kwargs(
+        business_account_id=business_account_id,
+        id=id,
+        limit=limit,
+        starting_after=starting_after,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    business_account_id: UUID,
+    id: UUID,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    starting_after: UUID | Unset = UNSET,
+) -> EnvelopeThreadPage | ErrorEnvelope | None:
+    """A conversation's thread for an app token (scope `service`).
+
+    Args:
+        business_account_id (UUID):
+        id (UUID):
+        limit (int | Unset):
+        starting_after (UUID | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        EnvelopeThreadPage | ErrorEnvelope
+    """
+
+    return (
+        await asyncio_detailed(
+            business_account_id=business_account_id,
+            id=id,
+            client=client,
+            limit=limit,
+            starting_after=starting_after,
+        )
+    ).parsed

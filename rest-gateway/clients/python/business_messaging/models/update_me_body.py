@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="UpdateMeBody")
+
+
+@_attrs_define
+class UpdateMeBody:
+    """Changes to the signed-in user's own settings. Absent fields stay.
+
+    Attributes:
+        display_name (None | str | Unset): 0 to 64 characters, shown to a business only in the conversations you
+            started; `null` or
+            empty clears it. Example: Sam.
+        read_receipts (bool | None | Unset): Whether businesses see when you read their messages (default true).
+    """
+
+    display_name: None | str | Unset = UNSET
+    read_receipts: bool | None | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        display_name: None | str | Unset
+        if isinstance(self.display_name, Unset):
+            display_name = UNSET
+        else:
+            display_name = self.display_name
+
+        read_receipts: bool | None | Unset
+        if isinstance(self.read_receipts, Unset):
+            read_receipts = UNSET
+        else:
+            read_receipts = self.read_receipts
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({})
+        if display_name is not UNSET:
+            field_dict["display_name"] = display_name
+        if read_receipts is not UNSET:
+            field_dict["read_receipts"] = read_receipts
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+
+        def _parse_display_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        display_name = _parse_display_name(d.pop("display_name", UNSET))
+
+        def _parse_read_receipts(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        read_receipts = _parse_read_receipts(d.pop("read_receipts", UNSET))
+
+        update_me_body = cls(
+            display_name=display_name,
+            read_receipts=read_receipts,
+        )
+
+        return update_me_body
