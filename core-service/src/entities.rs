@@ -424,6 +424,8 @@ pub mod webhook_deliveries {
         /// The job queue's priority: 0 for every delivery but those of broadcast messages (1),
         /// which are leased only after every other due delivery.
         pub class: i32,
+        /// The message a `message.sent` / `message.failed` delivery announces.
+        pub message_id: Option<Uuid>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -446,6 +448,10 @@ pub mod webhook_attempts {
         pub http_status: Option<i32>,
         pub error: Option<String>,
         pub duration_ms: i64,
+        /// The exact bytes the attempt sent (JSON text), as the worker reported them.
+        pub payload: Option<String>,
+        /// The first 1,024 bytes the receiver answered, as UTF-8 (invalid sequences replaced).
+        pub response_body: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

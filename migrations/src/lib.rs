@@ -21,6 +21,7 @@ mod m20261128_000012_service_times;
 mod m20261129_000013_broadcasts;
 mod m20261130_000014_integrator;
 mod m20261201_000015_conversations;
+mod m20261202_000016_what_was_sent;
 
 pub struct Migrator;
 
@@ -43,6 +44,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000013_broadcasts::Migration),
             Box::new(m20261130_000014_integrator::Migration),
             Box::new(m20261201_000015_conversations::Migration),
+            Box::new(m20261202_000016_what_was_sent::Migration),
         ]
     }
 }

@@ -46,6 +46,8 @@ e2e!(
         assert_eq!(b["status"], "running");
         assert_eq!(b["name"], "December hours");
         assert_eq!(b["category"], "utility");
+        assert_eq!(b["body"], announcement()["body"], "its content");
+        assert_eq!(b["message_content"], serde_json::Value::Null);
         assert_eq!(b["max_per_second"], 1000, "half of the default send budget");
         assert!(b["send_at"].is_null() && b["completed_at"].is_null());
         let id = b["id"].as_str().unwrap().to_string();
@@ -170,6 +172,12 @@ e2e!(
         let done = completed(&app, &biz.owner_token, &id).await;
         assert_counts(&done, 6, 2, 4, 0);
         assert_eq!(done["counts"]["delivered"], 2);
+        assert_eq!(
+            done["message_content"],
+            json!({"text": "20% off this weekend", "title": "Sale"}),
+            "its content"
+        );
+        assert_eq!(done["body"], serde_json::Value::Null);
         assert_eq!(messages_of(&app, &id).await.len(), 2);
         // An app token of the business reads it, with any scope.
         let by_app = app

@@ -51,3 +51,4 @@ mod usage;
 mod webhook_delivery;
 mod webhook_endpoints;
 mod webhook_log;
+mod what_was_sent;

@@ -466,6 +466,7 @@ e2e!(
                 http_status: Some(200),
                 error: None,
                 duration_ms: None,
+                ..Default::default()
             })
             .await
             .unwrap_err();

@@ -7,6 +7,9 @@ use super::*;
 /// the next delivery; a longer body closes the connection instead.
 const DRAIN_BODY: usize = 64 * 1024;
 
+/// The most of a receiver's answer reported (and kept with the attempt).
+const RESPONSE_BODY_KEPT: usize = 1024;
+
 /// POSTs one job and describes what happened.
 pub async fn deliver(http: &reqwest::Client, job: &pb::Job) -> pb::JobReport {
     let mut report = pb::JobReport {
@@ -15,6 +18,8 @@ pub async fn deliver(http: &reqwest::Client, job: &pb::Job) -> pb::JobReport {
         http_status: None,
         error: None,
         duration_ms: None,
+        payload: Some(job.body.clone()),
+        response_body: None,
     };
     let started = std::time::Instant::now();
     if !job.allow_private_targets
@@ -35,13 +40,20 @@ pub async fn deliver(http: &reqwest::Client, job: &pb::Job) -> pb::JobReport {
             report.http_status = Some(u32::from(response.status().as_u16()));
             // Read a short answer to its end: only then does the connection go back to the
             // pool for the endpoint's next delivery (the request's timeout bounds this too).
+            // The start of it is kept with the attempt.
             let mut read = 0;
+            let mut kept = Vec::new();
             while read <= DRAIN_BODY {
                 match response.chunk().await {
-                    Ok(Some(chunk)) => read += chunk.len(),
+                    Ok(Some(chunk)) => {
+                        let room = RESPONSE_BODY_KEPT.saturating_sub(kept.len());
+                        kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                        read += chunk.len();
+                    }
                     _ => break,
                 }
             }
+            report.response_body = Some(kept);
         }
         Err(err) if err.is_timeout() => report.error = Some("timeout".to_string()),
         Err(err) => report.error = Some(describe(&err)),

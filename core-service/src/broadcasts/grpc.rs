@@ -45,6 +45,8 @@ pub fn broadcast_pb(b: broadcasts::Model) -> pb::Broadcast {
         max_per_second: b.max_per_second,
         created_at: rfc3339(b.created_at),
         completed_at: b.completed_at.map(rfc3339),
+        body: b.body,
+        message_content_json: b.message_content,
     }
 }
 

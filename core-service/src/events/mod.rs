@@ -136,8 +136,10 @@ pub fn plan(
             created_at: now,
             commit_seq: 0,
         };
+        let message_id = announced_message(e.event_type, &e.data);
         for endpoint in subscribed(endpoints, event.business_id, event.event_type) {
             let mut row = delivery(endpoint, &event, now, class);
+            row.message_id = message_id;
             if let Some(lease) = lease
                 && class == DELIVERY_CLASS
                 && leased.len() < lease.room
@@ -162,6 +164,18 @@ pub fn plan(
     }
 }
 
+/// The message an outcome event announces (its `message_send_id`); None for other events.
+pub(crate) fn announced_message(event_type: EventType, data: &serde_json::Value) -> Option<Uuid> {
+    match event_type {
+        EventType::MessageSent | EventType::MessageFailed => data
+            .get("message_send_id")
+            .and_then(serde_json::Value::as_str)
+            .and_then(|id| Uuid::parse_str(id).ok()),
+        _ => None,
+    }
+}
+
+/// A new delivery of `event` to `endpoint` (its `message_id` unset: see [`announced_message`]).
 pub(crate) fn delivery(
     endpoint: &webhooks::Model,
     event: &events::Model,
@@ -187,6 +201,7 @@ pub(crate) fn delivery(
         queued: 1,
         attempts_base: 0,
         class,
+        message_id: None,
     }
 }
 

@@ -248,7 +248,11 @@ async fn queue(
     event: &events::Model,
     now: DateTime<Utc>,
 ) -> AppResult<()> {
-    webhook_deliveries::ActiveModel::from(delivery(endpoint, event, now, DELIVERY_CLASS))
+    let mut row = delivery(endpoint, event, now, DELIVERY_CLASS);
+    row.message_id = serde_json::from_str(&event.data)
+        .ok()
+        .and_then(|data| super::announced_message(event.event_type, &data));
+    webhook_deliveries::ActiveModel::from(row)
         .insert(db)
         .await?;
     Ok(())

@@ -21,10 +21,11 @@ pub struct DeliveryQuery {
     pub webhook_id: Option<String>,
     pub status: Option<String>,
     pub event_type: Option<String>,
+    pub message_send_id: Option<String>,
 }
 
-/// The business's deliveries, newest first, a page at a time, filtered by endpoint, status and
-/// event type. Returns the page and whether more follow.
+/// The business's deliveries, newest first, a page at a time, filtered by endpoint, status,
+/// event type and the message they announce. Returns the page and whether more follow.
 ///
 /// Errors: as [`list`], `invalid_limit`, `invalid_request` (an unknown filter value, or a cursor
 /// that is not a delivery of this business), `webhook_not_found` (the `webhook_id` filter names
@@ -53,6 +54,15 @@ pub async fn deliveries(
             query.event_type.as_deref(),
             EventType::parse,
         )?,
+        message_id: query
+            .message_send_id
+            .as_deref()
+            .map(|id| {
+                Uuid::parse_str(id.trim()).map_err(|_| {
+                    AppError::new(ErrorCode::InvalidRequest, "message_send_id: a message id")
+                })
+            })
+            .transpose()?,
     };
     let after = match crate::domain::cursor_id(query.starting_after.as_deref(), "a delivery")? {
         None => None,

@@ -54,12 +54,16 @@ fn delivery_pb(d: webhook_deliveries::Model) -> pb::Delivery {
             .then(|| chrono::DateTime::from_timestamp_millis(d.next_attempt_at_ms))
             .flatten()
             .map(rfc3339),
-        message_send_id: serde_json::from_str::<serde_json::Value>(&d.data)
-            .ok()
-            .and_then(|data| data["message_send_id"].as_str().map(str::to_string)),
+        message_send_id: d.message_id.map(|id| id.to_string()).or_else(|| {
+            // Deliveries recorded before the column: from the event's data.
+            serde_json::from_str::<serde_json::Value>(&d.data)
+                .ok()
+                .and_then(|data| data["message_send_id"].as_str().map(str::to_string))
+        }),
         created_at: rfc3339(d.created_at),
         updated_at: rfc3339(d.updated_at),
         attempts_log: Vec::new(),
+        payload: None,
     }
 }
 
@@ -70,6 +74,7 @@ fn attempt_pb(a: webhook_attempts::Model) -> pb::Attempt {
         http_status: a.http_status,
         error: a.error,
         duration_ms: a.duration_ms,
+        response_body: a.response_body,
     }
 }
 
@@ -210,6 +215,7 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
             webhook_id: body.webhook_id.clone(),
             status: body.status.clone(),
             event_type: body.event_type.clone(),
+            message_send_id: body.message_send_id.clone(),
         };
         let (list, has_more) =
             deliveries::deliveries(&self.core, &Member::of(&self.core, &request).await?, query)
@@ -261,6 +267,7 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
         )
         .await?;
         let mut delivery = delivery_pb(delivery);
+        delivery.payload = attempts.iter().rev().find_map(|a| a.payload.clone());
         delivery.attempts_log = attempts.into_iter().map(attempt_pb).collect();
         Ok(Response::new(delivery))
     }

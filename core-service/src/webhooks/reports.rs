@@ -75,6 +75,8 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
                 lease_token: r.lease_token.as_str(),
                 http_status: r.http_status.unwrap_or(0) as i32,
                 duration_ms: i64::from(r.duration_ms.unwrap_or(0)),
+                payload: payload(r),
+                response_body: response_body(r),
             })
             .collect();
         let recorded = store::record_successes_at_once(&core.db, &successes, now).await?;
@@ -92,18 +94,18 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
             _ => others.push((*id, *report)),
         }
     }
-    let durations: HashMap<Uuid, i64> = parsed
-        .iter()
-        .map(|(id, r)| (*id, i64::from(r.duration_ms.unwrap_or(0))))
-        .collect();
+    let by_id: HashMap<Uuid, &pb::JobReport> = parsed.iter().map(|(id, r)| (*id, *r)).collect();
     let log = |id: Uuid, attempt: i32, http_status: Option<i32>, error: Option<String>| {
+        let report = by_id.get(&id);
         webhook_attempts::Model {
             delivery_id: id,
             attempt,
             at: now,
             http_status,
             error,
-            duration_ms: durations.get(&id).copied().unwrap_or(0),
+            duration_ms: report.map_or(0, |r| i64::from(r.duration_ms.unwrap_or(0))),
+            payload: report.and_then(|r| payload(r)),
+            response_body: report.and_then(|r| response_body(r)),
         }
     };
     let mut logged = Vec::with_capacity(parsed.len());
@@ -171,6 +173,24 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
     }
     reported(core, reports.len(), recorded);
     Ok(())
+}
+
+/// The most of a receiver's answer kept with an attempt.
+pub const RESPONSE_BODY_KEPT: usize = 1024;
+
+/// What the attempt sent, as text (the core's own JSON).
+fn payload(report: &pb::JobReport) -> Option<String> {
+    report
+        .payload
+        .as_deref()
+        .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+}
+
+/// The start of the receiver's answer, decoded as UTF-8 with invalid sequences replaced.
+fn response_body(report: &pb::JobReport) -> Option<String> {
+    report.response_body.as_deref().map(|bytes| {
+        String::from_utf8_lossy(&bytes[..bytes.len().min(RESPONSE_BODY_KEPT)]).into_owned()
+    })
 }
 
 /// After `reports` reports were recorded, `recorded` of them current.

@@ -115,6 +115,10 @@ pub struct Broadcast {
     #[schema(format = DateTime)]
     pub completed_at: Option<String>,
     pub counts: BroadcastCounts,
+    /// What it sends: `body`, or `message_content`.
+    pub body: Option<String>,
+    #[schema(value_type = Option<Object>)]
+    pub message_content: Option<Value>,
 }
 
 impl From<pb::Broadcast> for Broadcast {
@@ -137,6 +141,10 @@ impl From<pb::Broadcast> for Broadcast {
                 delivered: counts.delivered,
                 failed: counts.failed,
             },
+            body: b.body,
+            message_content: b
+                .message_content_json
+                .and_then(|json| serde_json::from_str(&json).ok()),
         }
     }
 }

@@ -296,14 +296,21 @@ pub struct Attempt {
     /// Why the attempt failed (timeout, connection error, the status), when it did.
     pub error: Option<String>,
     pub duration_ms: i64,
+    /// The first 1,024 bytes the receiver answered, as UTF-8 (invalid sequences replaced); null
+    /// when it did not answer.
+    pub response_body: Option<String>,
 }
 
-/// A delivery with every attempt, oldest first.
+/// A delivery with every attempt, oldest first, and what the last one sent.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct DeliveryDetail {
     #[serde(flatten)]
     pub delivery: Delivery,
     pub attempts_log: Vec<Attempt>,
+    /// The exact bytes the last attempt sent, as a JSON value (the webhook payload); null before
+    /// the first attempt.
+    #[schema(value_type = Option<Object>)]
+    pub payload: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -323,6 +330,8 @@ pub struct DeliveryLog {
         ("webhook_id" = Option<String>, Query, format = Uuid, description = "One endpoint's deliveries"),
         ("status" = Option<crate::schema::DeliveryStatus>, Query),
         ("event_type" = Option<crate::schema::DeliveryEventType>, Query),
+        ("message_send_id" = Option<String>, Query, format = Uuid,
+            description = "The deliveries announcing this message (its `message.sent` or `message.failed`)"),
     ),
     responses(
         (status = 200, description = "The deliveries", body = Envelope<DeliveryLog>),
@@ -340,6 +349,7 @@ pub async fn deliveries(
         webhook_id: query_param(query, "webhook_id"),
         status: query_param(query, "status"),
         event_type: query_param(query, "event_type"),
+        message_send_id: query_param(query, "message_send_id"),
     };
     let list = state
         .webhooks
@@ -356,7 +366,8 @@ pub async fn deliveries(
     ))
 }
 
-/// One delivery with every attempt (time, HTTP status, error, duration).
+/// One delivery with every attempt (time, HTTP status, error, duration, the receiver's answer)
+/// and the payload its last attempt sent.
 #[utoipa::path(get, path = "/business/webhook-deliveries/{id}", tag = "webhooks",
     security(("bearer" = [])),
     params(("id" = String, Path, format = Uuid)),
@@ -385,13 +396,19 @@ pub async fn get_delivery(
             http_status: a.http_status,
             error: a.error,
             duration_ms: a.duration_ms,
+            response_body: a.response_body,
         })
         .collect();
+    let payload = delivery
+        .payload
+        .take()
+        .and_then(|json| serde_json::from_str(&json).ok());
     Ok(ok(
         StatusCode::OK,
         DeliveryDetail {
             delivery: Delivery::from(delivery),
             attempts_log,
+            payload,
         },
     ))
 }

@@ -249,6 +249,7 @@ async fn seed_messages(app: &TestApp, demo: &Demo, args: &ReadArgs) {
                 queued: Set(0),
                 class: Set(0),
                 attempts_base: Set(0),
+                message_id: Set(Some(id)),
             });
             let (accepted_ms, decided_ms) = (
                 created_at.timestamp_millis(),

@@ -22,6 +22,8 @@ pub struct DeliveryFilter {
     pub webhook_id: Option<Uuid>,
     pub status: Option<DeliveryStatus>,
     pub event_type: Option<EventType>,
+    /// The deliveries announcing this message (`idx_webhook_deliveries_message`).
+    pub message_id: Option<Uuid>,
 }
 
 /// Up to `limit` deliveries of a business, newest first, older than `after` (a delivery's
@@ -40,6 +42,9 @@ pub async fn delivery_page(
     }
     if let Some(status) = filter.status {
         query = query.filter(webhook_deliveries::Column::Status.eq(status));
+    }
+    if let Some(message_id) = filter.message_id {
+        query = query.filter(webhook_deliveries::Column::MessageId.eq(message_id));
     }
     if let Some(event_type) = filter.event_type {
         query = query.filter(webhook_deliveries::Column::EventType.eq(event_type));

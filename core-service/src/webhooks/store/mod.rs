@@ -281,6 +281,9 @@ pub struct Success<'a> {
     pub lease_token: &'a str,
     pub http_status: i32,
     pub duration_ms: i64,
+    /// What the attempt sent and what the receiver answered (see `webhook_attempts`).
+    pub payload: Option<String>,
+    pub response_body: Option<String>,
 }
 
 /// Appends attempts to their deliveries' logs (an attempt already logged is kept).

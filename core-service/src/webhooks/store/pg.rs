@@ -36,17 +36,31 @@ pub async fn record_successes_at_once(
         now.into(),
         crate::usage::random_slot().into(),
         crate::usage::day_of(now.timestamp_millis()).into(),
+        array(
+            ArrayType::String,
+            successes.iter().map(|s| s.payload.clone().into()).collect(),
+        ),
+        array(
+            ArrayType::String,
+            successes
+                .iter()
+                .map(|s| s.response_body.clone().into())
+                .collect(),
+        ),
     ];
     let sql = format!(
-        "WITH r AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::int4[], $4::int8[]) \
-         AS r(id, lease_token, http_status, duration_ms)), \
+        "WITH r AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::int4[], $4::int8[], \
+         $8::text[], $9::text[]) \
+         AS r(id, lease_token, http_status, duration_ms, payload, response_body)), \
          s AS (UPDATE webhook_deliveries d SET status = 'succeeded', attempts = d.attempts + 1, \
          last_http_status = r.http_status, last_error = NULL, queued = 0, lease_until_ms = 0, \
          lease_token = NULL, updated_at = $5 FROM r \
          WHERE d.id = r.id AND d.lease_token = r.lease_token \
-         RETURNING d.id, d.business_id, d.attempts, r.http_status, r.duration_ms), \
+         RETURNING d.id, d.business_id, d.attempts, r.http_status, r.duration_ms, r.payload, \
+         r.response_body), \
          a AS (INSERT INTO webhook_attempts (delivery_id, attempt, at, http_status, error, \
-         duration_ms) SELECT id, attempts, $5, http_status, NULL, duration_ms FROM s \
+         duration_ms, payload, response_body) \
+         SELECT id, attempts, $5, http_status, NULL, duration_ms, payload, response_body FROM s \
          ON CONFLICT (delivery_id, attempt) DO NOTHING), \
          u AS ({usage}) \
          SELECT count(*) AS n FROM s",

@@ -700,7 +700,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One delivery with every attempt (time, HTTP status, error, duration). */
+        /**
+         * One delivery with every attempt (time, HTTP status, error, duration, the receiver's answer)
+         *     and the payload its last attempt sent.
+         */
         get: operations["get_delivery"];
         put?: never;
         post?: never;
@@ -1445,6 +1448,11 @@ export interface components {
              * @description The receiver's status, when it answered.
              */
             http_status?: number | null;
+            /**
+             * @description The first 1,024 bytes the receiver answered, as UTF-8 (invalid sequences replaced); null
+             *     when it did not answer.
+             */
+            response_body?: string | null;
         };
         /** @enum {string} */
         AuthenticationCategory: "authentication";
@@ -1481,6 +1489,8 @@ export interface components {
         };
         /** @description A broadcast. */
         Broadcast: {
+            /** @description What it sends: `body`, or `message_content`. */
+            body?: string | null;
             category: components["schemas"]["BroadcastCategory"];
             /**
              * Format: date-time
@@ -1494,6 +1504,7 @@ export interface components {
             id: string;
             /** Format: int32 */
             max_per_second: number;
+            message_content?: Record<string, never> | null;
             name: string;
             /**
              * Format: date-time
@@ -1783,9 +1794,14 @@ export interface components {
             /** Format: uuid */
             webhook_id: string;
         };
-        /** @description A delivery with every attempt, oldest first. */
+        /** @description A delivery with every attempt, oldest first, and what the last one sent. */
         DeliveryDetail: components["schemas"]["Delivery"] & {
             attempts_log: components["schemas"]["Attempt"][];
+            /**
+             * @description The exact bytes the last attempt sent, as a JSON value (the webhook payload); null before
+             *     the first attempt.
+             */
+            payload?: Record<string, never> | null;
         };
         /**
          * @description An event type in the deliveries log: a subscribable event, or `webhook.test`.
@@ -5126,6 +5142,7 @@ export interface operations {
                      *       "data": {
                      *         "broadcasts": [
                      *           {
+                     *             "body": "text",
                      *             "category": "utility",
                      *             "completed_at": "2026-11-23T10:00:00.000Z",
                      *             "counts": {
@@ -5139,6 +5156,7 @@ export interface operations {
                      *             "created_at": "2026-11-23T10:00:00.000Z",
                      *             "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *             "max_per_second": 1,
+                     *             "message_content": {},
                      *             "name": "text",
                      *             "send_at": "2026-11-23T10:00:00.000Z",
                      *             "status": "scheduled"
@@ -5263,6 +5281,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "body": "text",
                      *         "category": "utility",
                      *         "completed_at": "2026-11-23T10:00:00.000Z",
                      *         "counts": {
@@ -5276,6 +5295,7 @@ export interface operations {
                      *         "created_at": "2026-11-23T10:00:00.000Z",
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "max_per_second": 1,
+                     *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
                      *         "status": "scheduled"
@@ -5410,6 +5430,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "body": "text",
                      *         "category": "utility",
                      *         "completed_at": "2026-11-23T10:00:00.000Z",
                      *         "counts": {
@@ -5423,6 +5444,7 @@ export interface operations {
                      *         "created_at": "2026-11-23T10:00:00.000Z",
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "max_per_second": 1,
+                     *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
                      *         "status": "scheduled"
@@ -5529,6 +5551,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "body": "text",
                      *         "category": "utility",
                      *         "completed_at": "2026-11-23T10:00:00.000Z",
                      *         "counts": {
@@ -5542,6 +5565,7 @@ export interface operations {
                      *         "created_at": "2026-11-23T10:00:00.000Z",
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "max_per_second": 1,
+                     *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
                      *         "status": "scheduled"
@@ -9054,6 +9078,8 @@ export interface operations {
                 webhook_id?: string;
                 status?: components["schemas"]["DeliveryStatus"];
                 event_type?: components["schemas"]["DeliveryEventType"];
+                /** @description The deliveries announcing this message (its `message.sent` or `message.failed`) */
+                message_send_id?: string;
             };
             header?: never;
             path?: never;
@@ -9213,7 +9239,8 @@ export interface operations {
                      *             "attempt": 1,
                      *             "duration_ms": 1,
                      *             "error": "text",
-                     *             "http_status": 1
+                     *             "http_status": 1,
+                     *             "response_body": "text"
                      *           }
                      *         ],
                      *         "created_at": "2026-11-23T10:00:00.000Z",
@@ -9224,6 +9251,7 @@ export interface operations {
                      *         "last_http_status": 1,
                      *         "message_send_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "next_attempt_at": "2026-11-23T10:00:00.000Z",
+                     *         "payload": {},
                      *         "status": "pending",
                      *         "updated_at": "2026-11-23T10:00:00.000Z",
                      *         "webhook_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b"
@@ -12270,6 +12298,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "body": "text",
                      *         "category": "utility",
                      *         "completed_at": "2026-11-23T10:00:00.000Z",
                      *         "counts": {
@@ -12283,6 +12312,7 @@ export interface operations {
                      *         "created_at": "2026-11-23T10:00:00.000Z",
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "max_per_second": 1,
+                     *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
                      *         "status": "scheduled"
@@ -12432,6 +12462,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "body": "text",
                      *         "category": "utility",
                      *         "completed_at": "2026-11-23T10:00:00.000Z",
                      *         "counts": {
@@ -12445,6 +12476,7 @@ export interface operations {
                      *         "created_at": "2026-11-23T10:00:00.000Z",
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "max_per_second": 1,
+                     *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
                      *         "status": "scheduled"
@@ -12552,6 +12584,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "body": "text",
                      *         "category": "utility",
                      *         "completed_at": "2026-11-23T10:00:00.000Z",
                      *         "counts": {
@@ -12565,6 +12598,7 @@ export interface operations {
                      *         "created_at": "2026-11-23T10:00:00.000Z",
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "max_per_second": 1,
+                     *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
                      *         "status": "scheduled"

@@ -701,7 +701,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One delivery with every attempt (time, HTTP status, error, duration). */
+        /**
+         * One delivery with every attempt (time, HTTP status, error, duration, the receiver's answer)
+         *     and the payload its last attempt sent.
+         */
         get: operations["get_delivery"];
         put?: never;
         post?: never;
@@ -1446,6 +1449,11 @@ export interface components {
              * @description The receiver's status, when it answered.
              */
             http_status?: number | null;
+            /**
+             * @description The first 1,024 bytes the receiver answered, as UTF-8 (invalid sequences replaced); null
+             *     when it did not answer.
+             */
+            response_body?: string | null;
         };
         /** @enum {string} */
         AuthenticationCategory: "authentication";
@@ -1482,6 +1490,8 @@ export interface components {
         };
         /** @description A broadcast. */
         Broadcast: {
+            /** @description What it sends: `body`, or `message_content`. */
+            body?: string | null;
             category: components["schemas"]["BroadcastCategory"];
             /**
              * Format: date-time
@@ -1495,6 +1505,7 @@ export interface components {
             id: string;
             /** Format: int32 */
             max_per_second: number;
+            message_content?: Record<string, never> | null;
             name: string;
             /**
              * Format: date-time
@@ -1784,9 +1795,14 @@ export interface components {
             /** Format: uuid */
             webhook_id: string;
         };
-        /** @description A delivery with every attempt, oldest first. */
+        /** @description A delivery with every attempt, oldest first, and what the last one sent. */
         DeliveryDetail: components["schemas"]["Delivery"] & {
             attempts_log: components["schemas"]["Attempt"][];
+            /**
+             * @description The exact bytes the last attempt sent, as a JSON value (the webhook payload); null before
+             *     the first attempt.
+             */
+            payload?: Record<string, never> | null;
         };
         /**
          * @description An event type in the deliveries log: a subscribable event, or `webhook.test`.
@@ -5127,6 +5143,7 @@ export interface operations {
                      *       "data": {
                      *         "broadcasts": [
                      *           {
+                     *             "body": "text",
                      *             "category": "utility",
                      *             "completed_at": "2026-11-23T10:00:00.000Z",
                      *             "counts": {
@@ -5140,6 +5157,7 @@ export interface operations {
                      *             "created_at": "2026-11-23T10:00:00.000Z",
                      *             "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *             "max_per_second": 1,
+                     *             "message_content": {},
                      *             "name": "text",
                      *             "send_at": "2026-11-23T10:00:00.000Z",
                      *             "status": "scheduled"
@@ -5264,6 +5282,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "body": "text",
                      *         "category": "utility",
                      *         "completed_at": "2026-11-23T10:00:00.000Z",
                      *         "counts": {
@@ -5277,6 +5296,7 @@ export interface operations {
                      *         "created_at": "2026-11-23T10:00:00.000Z",
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "max_per_second": 1,
+                     *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
                      *         "status": "scheduled"
@@ -5411,6 +5431,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "body": "text",
                      *         "category": "utility",
                      *         "completed_at": "2026-11-23T10:00:00.000Z",
                      *         "counts": {
@@ -5424,6 +5445,7 @@ export interface operations {
                      *         "created_at": "2026-11-23T10:00:00.000Z",
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "max_per_second": 1,
+                     *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
                      *         "status": "scheduled"
@@ -5530,6 +5552,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "body": "text",
                      *         "category": "utility",
                      *         "completed_at": "2026-11-23T10:00:00.000Z",
                      *         "counts": {
@@ -5543,6 +5566,7 @@ export interface operations {
                      *         "created_at": "2026-11-23T10:00:00.000Z",
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "max_per_second": 1,
+                     *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
                      *         "status": "scheduled"
@@ -9055,6 +9079,8 @@ export interface operations {
                 webhook_id?: string;
                 status?: components["schemas"]["DeliveryStatus"];
                 event_type?: components["schemas"]["DeliveryEventType"];
+                /** @description The deliveries announcing this message (its `message.sent` or `message.failed`) */
+                message_send_id?: string;
             };
             header?: never;
             path?: never;
@@ -9214,7 +9240,8 @@ export interface operations {
                      *             "attempt": 1,
                      *             "duration_ms": 1,
                      *             "error": "text",
-                     *             "http_status": 1
+                     *             "http_status": 1,
+                     *             "response_body": "text"
                      *           }
                      *         ],
                      *         "created_at": "2026-11-23T10:00:00.000Z",
@@ -9225,6 +9252,7 @@ export interface operations {
                      *         "last_http_status": 1,
                      *         "message_send_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "next_attempt_at": "2026-11-23T10:00:00.000Z",
+                     *         "payload": {},
                      *         "status": "pending",
                      *         "updated_at": "2026-11-23T10:00:00.000Z",
                      *         "webhook_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b"
@@ -12271,6 +12299,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "body": "text",
                      *         "category": "utility",
                      *         "completed_at": "2026-11-23T10:00:00.000Z",
                      *         "counts": {
@@ -12284,6 +12313,7 @@ export interface operations {
                      *         "created_at": "2026-11-23T10:00:00.000Z",
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "max_per_second": 1,
+                     *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
                      *         "status": "scheduled"
@@ -12433,6 +12463,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "body": "text",
                      *         "category": "utility",
                      *         "completed_at": "2026-11-23T10:00:00.000Z",
                      *         "counts": {
@@ -12446,6 +12477,7 @@ export interface operations {
                      *         "created_at": "2026-11-23T10:00:00.000Z",
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "max_per_second": 1,
+                     *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
                      *         "status": "scheduled"
@@ -12553,6 +12585,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "body": "text",
                      *         "category": "utility",
                      *         "completed_at": "2026-11-23T10:00:00.000Z",
                      *         "counts": {
@@ -12566,6 +12599,7 @@ export interface operations {
                      *         "created_at": "2026-11-23T10:00:00.000Z",
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "max_per_second": 1,
+                     *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
                      *         "status": "scheduled"

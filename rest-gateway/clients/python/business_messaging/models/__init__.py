@@ -13,6 +13,7 @@ from .broadcast_category import BroadcastCategory
 from .broadcast_completed_data import BroadcastCompletedData
 from .broadcast_counts import BroadcastCounts
 from .broadcast_list import BroadcastList
+from .broadcast_message_content_type_0 import BroadcastMessageContentType0
 from .broadcast_status import BroadcastStatus
 from .business_account import BusinessAccount
 from .business_mode import BusinessMode
@@ -34,6 +35,7 @@ from .day_messages import DayMessages
 from .day_usage import DayUsage
 from .delivery import Delivery
 from .delivery_detail import DeliveryDetail
+from .delivery_detail_payload_type_0 import DeliveryDetailPayloadType0
 from .delivery_event_type import DeliveryEventType
 from .delivery_log import DeliveryLog
 from .delivery_status import DeliveryStatus
@@ -197,6 +199,7 @@ __all__ = (
     "BroadcastCompletedData",
     "BroadcastCounts",
     "BroadcastList",
+    "BroadcastMessageContentType0",
     "BroadcastStatus",
     "BusinessAccount",
     "BusinessMode",
@@ -216,6 +219,7 @@ __all__ = (
     "DayUsage",
     "Delivery",
     "DeliveryDetail",
+    "DeliveryDetailPayloadType0",
     "DeliveryEventType",
     "DeliveryLog",
     "DeliveryStatus",

@@ -22,6 +22,9 @@ class Attempt:
         duration_ms (int):
         error (None | str | Unset): Why the attempt failed (timeout, connection error, the status), when it did.
         http_status (int | None | Unset): The receiver's status, when it answered.
+        response_body (None | str | Unset): The first 1,024 bytes the receiver answered, as UTF-8 (invalid sequences
+            replaced); null
+            when it did not answer.
     """
 
     at: datetime.datetime
@@ -29,6 +32,7 @@ class Attempt:
     duration_ms: int
     error: None | str | Unset = UNSET
     http_status: int | None | Unset = UNSET
+    response_body: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -50,6 +54,12 @@ class Attempt:
         else:
             http_status = self.http_status
 
+        response_body: None | str | Unset
+        if isinstance(self.response_body, Unset):
+            response_body = UNSET
+        else:
+            response_body = self.response_body
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -63,6 +73,8 @@ class Attempt:
             field_dict["error"] = error
         if http_status is not UNSET:
             field_dict["http_status"] = http_status
+        if response_body is not UNSET:
+            field_dict["response_body"] = response_body
 
         return field_dict
 
@@ -93,12 +105,22 @@ class Attempt:
 
         http_status = _parse_http_status(d.pop("http_status", UNSET))
 
+        def _parse_response_body(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        response_body = _parse_response_body(d.pop("response_body", UNSET))
+
         attempt = cls(
             at=at,
             attempt=attempt,
             duration_ms=duration_ms,
             error=error,
             http_status=http_status,
+            response_body=response_body,
         )
 
         attempt.additional_properties = d

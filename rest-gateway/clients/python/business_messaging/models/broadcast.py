@@ -14,6 +14,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.broadcast_counts import BroadcastCounts
+    from ..models.broadcast_message_content_type_0 import BroadcastMessageContentType0
 
 
 T = TypeVar("T", bound="Broadcast")
@@ -32,8 +33,10 @@ class Broadcast:
         max_per_second (int):
         name (str):
         status (BroadcastStatus): A broadcast's status.
+        body (None | str | Unset): What it sends: `body`, or `message_content`.
         completed_at (datetime.datetime | None | Unset): When every created message had its outcome
             (`broadcast.completed`); null before.
+        message_content (BroadcastMessageContentType0 | None | Unset):
         send_at (datetime.datetime | None | Unset): As sent; null when not given.
     """
 
@@ -44,11 +47,17 @@ class Broadcast:
     max_per_second: int
     name: str
     status: BroadcastStatus
+    body: None | str | Unset = UNSET
     completed_at: datetime.datetime | None | Unset = UNSET
+    message_content: BroadcastMessageContentType0 | None | Unset = UNSET
     send_at: datetime.datetime | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.broadcast_message_content_type_0 import (
+            BroadcastMessageContentType0,  # noqa: PLC0415
+        )
+
         category: str = self.category
 
         counts = self.counts.to_dict()
@@ -63,6 +72,12 @@ class Broadcast:
 
         status: str = self.status
 
+        body: None | str | Unset
+        if isinstance(self.body, Unset):
+            body = UNSET
+        else:
+            body = self.body
+
         completed_at: None | str | Unset
         if isinstance(self.completed_at, Unset):
             completed_at = UNSET
@@ -70,6 +85,14 @@ class Broadcast:
             completed_at = self.completed_at.isoformat()
         else:
             completed_at = self.completed_at
+
+        message_content: dict[str, Any] | None | Unset
+        if isinstance(self.message_content, Unset):
+            message_content = UNSET
+        elif isinstance(self.message_content, BroadcastMessageContentType0):
+            message_content = self.message_content.to_dict()
+        else:
+            message_content = self.message_content
 
         send_at: None | str | Unset
         if isinstance(self.send_at, Unset):
@@ -92,8 +115,12 @@ class Broadcast:
                 "status": status,
             }
         )
+        if body is not UNSET:
+            field_dict["body"] = body
         if completed_at is not UNSET:
             field_dict["completed_at"] = completed_at
+        if message_content is not UNSET:
+            field_dict["message_content"] = message_content
         if send_at is not UNSET:
             field_dict["send_at"] = send_at
 
@@ -102,6 +129,9 @@ class Broadcast:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.broadcast_counts import BroadcastCounts  # noqa: PLC0415
+        from ..models.broadcast_message_content_type_0 import (
+            BroadcastMessageContentType0,  # noqa: PLC0415
+        )
 
         d = dict(src_dict)
         category = check_broadcast_category(d.pop("category"))
@@ -117,6 +147,15 @@ class Broadcast:
         name = d.pop("name")
 
         status = check_broadcast_status(d.pop("status"))
+
+        def _parse_body(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        body = _parse_body(d.pop("body", UNSET))
 
         def _parse_completed_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
@@ -134,6 +173,25 @@ class Broadcast:
             return cast(datetime.datetime | None | Unset, data)
 
         completed_at = _parse_completed_at(d.pop("completed_at", UNSET))
+
+        def _parse_message_content(
+            data: object,
+        ) -> BroadcastMessageContentType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                message_content_type_0 = BroadcastMessageContentType0.from_dict(data)
+
+                return message_content_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(BroadcastMessageContentType0 | None | Unset, data)
+
+        message_content = _parse_message_content(d.pop("message_content", UNSET))
 
         def _parse_send_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
@@ -160,7 +218,9 @@ class Broadcast:
             max_per_second=max_per_second,
             name=name,
             status=status,
+            body=body,
             completed_at=completed_at,
+            message_content=message_content,
             send_at=send_at,
         )
 

@@ -14,6 +14,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.attempt import Attempt
+    from ..models.delivery_detail_payload_type_0 import DeliveryDetailPayloadType0
 
 
 T = TypeVar("T", bound="DeliveryDetail")
@@ -21,7 +22,7 @@ T = TypeVar("T", bound="DeliveryDetail")
 
 @_attrs_define
 class DeliveryDetail:
-    """A delivery with every attempt, oldest first.
+    """A delivery with every attempt, oldest first, and what the last one sent.
 
     Attributes:
         attempts (int):
@@ -38,6 +39,9 @@ class DeliveryDetail:
         message_send_id (None | Unset | UUID): The message the event announces (`message.sent`, `message.failed`); null
             otherwise.
         next_attempt_at (datetime.datetime | None | Unset):
+        payload (DeliveryDetailPayloadType0 | None | Unset): The exact bytes the last attempt sent, as a JSON value (the
+            webhook payload); null before
+            the first attempt.
     """
 
     attempts: int
@@ -53,9 +57,14 @@ class DeliveryDetail:
     last_http_status: int | None | Unset = UNSET
     message_send_id: None | Unset | UUID = UNSET
     next_attempt_at: datetime.datetime | None | Unset = UNSET
+    payload: DeliveryDetailPayloadType0 | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.delivery_detail_payload_type_0 import (
+            DeliveryDetailPayloadType0,  # noqa: PLC0415
+        )
+
         attempts = self.attempts
 
         created_at = self.created_at.isoformat()
@@ -105,6 +114,14 @@ class DeliveryDetail:
         else:
             next_attempt_at = self.next_attempt_at
 
+        payload: dict[str, Any] | None | Unset
+        if isinstance(self.payload, Unset):
+            payload = UNSET
+        elif isinstance(self.payload, DeliveryDetailPayloadType0):
+            payload = self.payload.to_dict()
+        else:
+            payload = self.payload
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -128,12 +145,17 @@ class DeliveryDetail:
             field_dict["message_send_id"] = message_send_id
         if next_attempt_at is not UNSET:
             field_dict["next_attempt_at"] = next_attempt_at
+        if payload is not UNSET:
+            field_dict["payload"] = payload
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.attempt import Attempt  # noqa: PLC0415
+        from ..models.delivery_detail_payload_type_0 import (
+            DeliveryDetailPayloadType0,  # noqa: PLC0415
+        )
 
         d = dict(src_dict)
         attempts = d.pop("attempts")
@@ -211,6 +233,23 @@ class DeliveryDetail:
 
         next_attempt_at = _parse_next_attempt_at(d.pop("next_attempt_at", UNSET))
 
+        def _parse_payload(data: object) -> DeliveryDetailPayloadType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                payload_type_0 = DeliveryDetailPayloadType0.from_dict(data)
+
+                return payload_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(DeliveryDetailPayloadType0 | None | Unset, data)
+
+        payload = _parse_payload(d.pop("payload", UNSET))
+
         delivery_detail = cls(
             attempts=attempts,
             created_at=created_at,
@@ -225,6 +264,7 @@ class DeliveryDetail:
             last_http_status=last_http_status,
             message_send_id=message_send_id,
             next_attempt_at=next_attempt_at,
+            payload=payload,
         )
 
         delivery_detail.additional_properties = d

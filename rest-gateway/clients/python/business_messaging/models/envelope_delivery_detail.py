@@ -21,7 +21,7 @@ class EnvelopeDeliveryDetail:
     """`{success, message, data, timestamp}`, and on failure `detail`.
 
     Attributes:
-        data (DeliveryDetail): A delivery with every attempt, oldest first.
+        data (DeliveryDetail): A delivery with every attempt, oldest first, and what the last one sent.
         message (str): `message_sent` for sends, `ok` for other successes, the error code on failure.
         success (bool): true on success, false on failure.
         timestamp (datetime.datetime): When the answer was made (RFC 3339, UTC).

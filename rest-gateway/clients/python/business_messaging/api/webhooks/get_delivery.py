@@ -80,7 +80,8 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[EnvelopeDeliveryDetail | ErrorEnvelope]:
-    """One delivery with every attempt (time, HTTP status, error, duration).
+    """One delivery with every attempt (time, HTTP status, error, duration, the receiver's answer)
+    and the payload its last attempt sent.
 
     Args:
         id (UUID):
@@ -109,7 +110,8 @@ def sync(
     *,
     client: AuthenticatedClient,
 ) -> EnvelopeDeliveryDetail | ErrorEnvelope | None:
-    """One delivery with every attempt (time, HTTP status, error, duration).
+    """One delivery with every attempt (time, HTTP status, error, duration, the receiver's answer)
+    and the payload its last attempt sent.
 
     Args:
         id (UUID):
@@ -133,7 +135,8 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[EnvelopeDeliveryDetail | ErrorEnvelope]:
-    """One delivery with every attempt (time, HTTP status, error, duration).
+    """One delivery with every attempt (time, HTTP status, error, duration, the receiver's answer)
+    and the payload its last attempt sent.
 
     Args:
         id (UUID):
@@ -160,7 +163,8 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
 ) -> EnvelopeDeliveryDetail | ErrorEnvelope | None:
-    """One delivery with every attempt (time, HTTP status, error, duration).
+    """One delivery with every attempt (time, HTTP status, error, duration, the receiver's answer)
+    and the payload its last attempt sent.
 
     Args:
         id (UUID):

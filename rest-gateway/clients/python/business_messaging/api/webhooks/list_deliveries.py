@@ -20,6 +20,7 @@ def _get_kwargs(
     webhook_id: UUID | Unset = UNSET,
     status: DeliveryStatus | Unset = UNSET,
     event_type: DeliveryEventType | Unset = UNSET,
+    message_send_id: UUID | Unset = UNSET,
 ) -> dict[str, Any]:
     params: dict[str, Any] = {}
 
@@ -46,6 +47,11 @@ def _get_kwargs(
         json_event_type = event_type
 
     params["event_type"] = json_event_type
+
+    json_message_send_id: str | Unset = UNSET
+    if not isinstance(message_send_id, Unset):
+        json_message_send_id = str(message_send_id)
+    params["message_send_id"] = json_message_send_id
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -121,6 +127,7 @@ def sync_detailed(
     webhook_id: UUID | Unset = UNSET,
     status: DeliveryStatus | Unset = UNSET,
     event_type: DeliveryEventType | Unset = UNSET,
+    message_send_id: UUID | Unset = UNSET,
 ) -> Response[EnvelopeDeliveryLog | ErrorEnvelope]:
     """The deliveries log, newest first, a page at a time, with attempts and retry status.
 
@@ -131,6 +138,7 @@ def sync_detailed(
         status (DeliveryStatus | Unset): A webhook delivery's status.
         event_type (DeliveryEventType | Unset): An event type in the deliveries log: a
             subscribable event, or `webhook.test`.
+        message_send_id (UUID | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -146,6 +154,7 @@ def sync_detailed(
         webhook_id=webhook_id,
         status=status,
         event_type=event_type,
+        message_send_id=message_send_id,
     )
 
     response = client.get_httpx_client().request(
@@ -163,6 +172,7 @@ def sync(
     webhook_id: UUID | Unset = UNSET,
     status: DeliveryStatus | Unset = UNSET,
     event_type: DeliveryEventType | Unset = UNSET,
+    message_send_id: UUID | Unset = UNSET,
 ) -> EnvelopeDeliveryLog | ErrorEnvelope | None:
     """The deliveries log, newest first, a page at a time, with attempts and retry status.
 
@@ -173,6 +183,7 @@ def sync(
         status (DeliveryStatus | Unset): A webhook delivery's status.
         event_type (DeliveryEventType | Unset): An event type in the deliveries log: a
             subscribable event, or `webhook.test`.
+        message_send_id (UUID | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -189,6 +200,7 @@ def sync(
         webhook_id=webhook_id,
         status=status,
         event_type=event_type,
+        message_send_id=message_send_id,
     ).parsed
 
 
@@ -200,6 +212,7 @@ async def asyncio_detailed(
     webhook_id: UUID | Unset = UNSET,
     status: DeliveryStatus | Unset = UNSET,
     event_type: DeliveryEventType | Unset = UNSET,
+    message_send_id: UUID | Unset = UNSET,
 ) -> Response[EnvelopeDeliveryLog | ErrorEnvelope]:
     """The deliveries log, newest first, a page at a time, with attempts and retry status.
 
@@ -210,6 +223,7 @@ async def asyncio_detailed(
         status (DeliveryStatus | Unset): A webhook delivery's status.
         event_type (DeliveryEventType | Unset): An event type in the deliveries log: a
             subscribable event, or `webhook.test`.
+        message_send_id (UUID | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -225,6 +239,7 @@ async def asyncio_detailed(
         webhook_id=webhook_id,
         status=status,
         event_type=event_type,
+        message_send_id=message_send_id,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -240,6 +255,7 @@ async def asyncio(
     webhook_id: UUID | Unset = UNSET,
     status: DeliveryStatus | Unset = UNSET,
     event_type: DeliveryEventType | Unset = UNSET,
+    message_send_id: UUID | Unset = UNSET,
 ) -> EnvelopeDeliveryLog | ErrorEnvelope | None:
     """The deliveries log, newest first, a page at a time, with attempts and retry status.
 
@@ -250,6 +266,7 @@ async def asyncio(
         status (DeliveryStatus | Unset): A webhook delivery's status.
         event_type (DeliveryEventType | Unset): An event type in the deliveries log: a
             subscribable event, or `webhook.test`.
+        message_send_id (UUID | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -267,5 +284,6 @@ async def asyncio(
             webhook_id=webhook_id,
             status=status,
             event_type=event_type,
+            message_send_id=message_send_id,
         )
     ).parsed
