@@ -278,6 +278,16 @@ e2e!(
                 .unwrap();
             assert_eq!(sent.status(), 200, "{category}");
         }
+        // A newcomer sees a conversation at once: the first follower wrote to the business.
+        let owner = demo["owner_access_token"].as_str().unwrap();
+        let list = app.get("/business/conversations", Some(owner)).await;
+        list.assert_ok(200);
+        let conversations = list.data()["conversations"].as_array().unwrap().clone();
+        assert_eq!(conversations.len(), 1);
+        assert_eq!(conversations[0]["id"], demo["conversation_id"]);
+        assert_eq!(conversations[0]["user_id"], followers[0]["user_id"]);
+        assert_eq!(conversations[0]["unread"], 1);
+        assert_eq!(list.data()["unread_conversations"], 1);
         // Each run makes a new, separate demo.
         let again = run_demo(&app, true).await.unwrap();
         assert_ne!(again["business_account_id"], demo["business_account_id"]);

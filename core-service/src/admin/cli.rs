@@ -56,7 +56,8 @@ pub enum AdminCommand {
     },
     /// Creates a live business with its owner, followers (the first half, at least one, opted
     /// in to marketing) and an app with every scope; prints their ids, the first three
-    /// followers, follower_count, a fresh owner access token and the app token. Refused on
+    /// followers, follower_count, a fresh owner access token, the app token and the conversation
+    /// the first follower started with one message to the business. Refused on
     /// PostgreSQL unless --yes.
     Demo {
         /// Create demo data even in a PostgreSQL database.
@@ -250,6 +251,7 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
                     "marketing_opt_in": f.marketing_opt_in,
                 })).collect::<Vec<_>>(),
                 "follower_count": demo.follower_count,
+                "conversation_id": demo.conversation_id,
             })
         }
         AdminCommand::CreateUser { phone } => {

@@ -96,6 +96,7 @@ impl pb::admin_service_server::AdminService for AdminGrpc {
                 })
                 .collect(),
             follower_count: demo.follower_count,
+            conversation_id: demo.conversation_id.to_string(),
         }))
     }
 

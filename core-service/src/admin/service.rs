@@ -94,6 +94,8 @@ pub struct Demo {
     /// The first three followers: (user id, phone number, marketing opt-in).
     pub followers: Vec<(Uuid, String, bool)>,
     pub follower_count: u64,
+    /// The conversation the first follower started (one message to the business).
+    pub conversation_id: Uuid,
 }
 
 /// The most followers a demo makes.
@@ -219,7 +221,27 @@ pub async fn create_demo(core: &Core, confirm: bool, followers: u32) -> AppResul
         u64::from(made),
     )
     .await;
+    // A newcomer sees a conversation at once: the first follower writes to the business.
+    let (writer_id, _, _) = first
+        .first()
+        .cloned()
+        .ok_or_else(|| AppError::internal("a demo without followers"))?;
+    let writer = identity_store::user_by_id(&core.db, writer_id)
+        .await?
+        .ok_or_else(|| AppError::internal("a demo follower was not made"))?;
+    let writer_auth = format!("Bearer {}", bearer_of(&writer)?);
+    let message = crate::conversations::service::write(
+        core,
+        &crate::caller::User::authenticate(core, Some(&writer_auth)).await?,
+        crate::conversations::service::UserMessage {
+            business_account_id: business_id.to_string(),
+            text: Some("Hi! Do you have oat milk today?".to_string()),
+            ..Default::default()
+        },
+    )
+    .await?;
     Ok(Demo {
+        conversation_id: message.conversation_id,
         business,
         owner_access_token: owner_token,
         app_id: app.app.id,
