@@ -133,6 +133,13 @@ e2e!(
         assert_eq!(entries[0]["conversation_id"], first["conversation_id"]);
         assert_eq!(entries[1]["sequence"], 1);
 
+        // Daily usage counts what users wrote.
+        let daily = app
+            .get("/business/usage/daily?days=1", Some(&biz.owner_token))
+            .await;
+        daily.assert_ok(200);
+        assert_eq!(daily.data()["days"][0]["received"], 2);
+
         // No phone number in any business-side answer.
         for body in [
             list.to_string(),
