@@ -28,6 +28,8 @@
 
 #[path = "bench/broadcast.rs"]
 mod broadcast;
+#[path = "bench/conversations.rs"]
+mod conversations;
 #[path = "bench/external.rs"]
 mod external;
 #[path = "../e2e/fixtures/mod.rs"]
@@ -79,9 +81,24 @@ struct Args {
     /// demo business of `--audience` followers, every fifth unfollowed, and `--seed-messages`),
     /// scheduled (`--scheduled` messages due in one second, single sends at `--rate` around it),
     /// broadcast (a utility and a marketing broadcast to a demo business of `--audience`
-    /// followers, another business's authentication sends at `--auth-rate` around the first).
+    /// followers, another business's authentication sends at `--auth-rate` around the first),
+    /// inbound (`--inbound-users` followers writing to one business in a closed loop, then the
+    /// reply round trip at `--rtt-rate`), conversations (the conversation reads after seeding
+    /// `--seed-conversations` conversations and `--seed-inbound` user messages).
     #[arg(long, value_delimiter = ',', default_value = "closed,rate,baseline")]
     phases: Vec<String>,
+    /// Followers of the inbound phase's business, each writing to it in turn.
+    #[arg(long, default_value_t = 10_000)]
+    inbound_users: u32,
+    /// Conversations per second of the inbound phase's reply round trip.
+    #[arg(long, default_value_t = 200)]
+    rtt_rate: u32,
+    /// Conversations the conversations phase seeds (one per follower of `--audience`).
+    #[arg(long, default_value_t = 100_000)]
+    seed_conversations: u32,
+    /// User messages the conversations phase seeds over them.
+    #[arg(long, default_value_t = 1_000_000)]
+    seed_inbound: u64,
     /// Followers of the reads phase's demo business (`admin demo --followers N`).
     #[arg(long, default_value_t = 100_000)]
     audience: u32,
@@ -1253,6 +1270,31 @@ async fn main() {
                         stack_pids: stack.map(external::External::pids).unwrap_or_default(),
                     };
                     broadcast::run(&app, auth, &arrivals, &phase).await;
+                }
+                "inbound" | "conversations" => {
+                    let conv = conversations::ConversationArgs {
+                        inbound_users: args.inbound_users,
+                        connections: args.connections,
+                        duration,
+                        closed_rate,
+                        rtt_rate: args.rtt_rate,
+                        audience: args.audience,
+                        seed_conversations: args.seed_conversations,
+                        seed_inbound: args.seed_inbound,
+                        reads: reads::ReadArgs {
+                            audience: args.audience,
+                            seed_messages: 0,
+                            rate: args.read_rate,
+                            connections: args.read_connections,
+                            duration: Duration::from_secs(args.read_duration),
+                            receiver: receiver.clone(),
+                        },
+                    };
+                    if phase == "inbound" {
+                        conversations::inbound(&app, &conv).await;
+                    } else {
+                        conversations::reads(&app, &conv).await;
+                    }
                 }
                 other => eprintln!("unknown phase {other}"),
             }

@@ -361,7 +361,7 @@ async fn read_paths(app: &TestApp, demo: &Demo) -> Vec<(String, String)> {
 /// `path` at `args.rate` requests a second for `args.duration`, over `args.connections`
 /// keep-alive connections (each sends its share on a fixed schedule; latency counts from the
 /// scheduled time). Returns the figures as a line.
-async fn read_load(app: &TestApp, token: &str, path: &str, args: &ReadArgs) -> String {
+pub async fn read_load(app: &TestApp, token: &str, path: &str, args: &ReadArgs) -> String {
     use http_body_util::BodyExt;
     let addr = app.base.trim_start_matches("http://").to_string();
     let per_connection = f64::from(args.rate) / args.connections as f64;
