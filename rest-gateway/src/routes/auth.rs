@@ -184,7 +184,7 @@ pub struct UpdateMeBody {
     /// 0 to 64 characters, shown to a business only in the conversations you started; `null` or
     /// empty clears it.
     #[serde(default, deserialize_with = "super::business::present")]
-    #[schema(value_type = Option<String>, max_length = 64, example = "Sam")]
+    #[schema(value_type = Option<String>, max_length = 64, pattern = r"^[^\x00-\x1f\x7f-\x9f]*$", example = "Sam")]
     pub display_name: Option<Option<String>>,
     /// Whether businesses see when you read their messages (default true).
     pub read_receipts: Option<bool>,
