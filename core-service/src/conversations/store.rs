@@ -341,19 +341,6 @@ pub async fn advance_business_mark(
     Ok(moved.into_iter().next().map(|c| c.inbound_count))
 }
 
-/// The user message of a conversation with `sequence`.
-pub async fn inbound_by_sequence(
-    db: &impl ConnectionTrait,
-    conversation_id: Uuid,
-    sequence: i32,
-) -> AppResult<Option<inbound_messages::Model>> {
-    Ok(inbound_messages::Entity::find()
-        .filter(inbound_messages::Column::ConversationId.eq(conversation_id))
-        .filter(inbound_messages::Column::Sequence.eq(sequence))
-        .one(db)
-        .await?)
-}
-
 /// A user message of the pair.
 pub async fn inbound(
     db: &impl ConnectionTrait,
