@@ -1,5 +1,6 @@
 //! Every list route keeps the one paging contract (`fixtures::paging`): the history, the
-//! followers, the broadcasts, the webhook deliveries and the events.
+//! followers, the broadcasts, the webhook deliveries, the events, and the conversation lists and
+//! threads.
 
 use serde_json::json;
 
@@ -112,5 +113,92 @@ e2e!(
             ordered_by: "created_at",
         };
         assert_list_contract(&app, &biz.owner_token, &events, RECORDS + 1).await;
+    }
+);
+
+e2e!(
+    the_conversation_lists_keep_the_paging_contract,
+    |app| async move {
+        let tick = || app.clock.advance(std::time::Duration::from_secs(1));
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        // RECORDS conversations, each with one user message; the first user writes RECORDS times.
+        let mut first = None;
+        for n in 0..RECORDS {
+            let (_, token) = follower(&app, &biz, &format!("+1415555030{n}"), false).await;
+            let wrote = app
+                .post(
+                    &format!("/businesses/{}/messages", biz.id),
+                    Some(&token),
+                    json!({ "text": format!("hello {n}") }),
+                )
+                .await;
+            wrote.assert_ok(201);
+            if n == 0 {
+                first = Some((token, wrote.data()["conversation_id"].clone()));
+            }
+            tick();
+        }
+        let (token, conversation) = first.unwrap();
+        let conversation = conversation.as_str().unwrap();
+        for n in 1..RECORDS {
+            tick();
+            app.post(
+                &format!("/businesses/{}/messages", biz.id),
+                Some(&token),
+                json!({ "text": format!("again {n}") }),
+            )
+            .await
+            .assert_ok(201);
+        }
+        let list = ListRoute {
+            path: "/business/conversations",
+            records: "conversations",
+            id: "id",
+            ordered_by: "last_message_at",
+        };
+        assert_list_contract(&app, &biz.owner_token, &list, RECORDS).await;
+        let thread_path = format!("/business/conversations/{conversation}/messages");
+        let thread = ListRoute {
+            path: &thread_path,
+            records: "messages",
+            id: "id",
+            ordered_by: "at",
+        };
+        assert_list_contract(&app, &biz.owner_token, &thread, RECORDS).await;
+        let own_path = format!("/businesses/{}/messages", biz.id);
+        let own = ListRoute {
+            path: &own_path,
+            records: "messages",
+            id: "id",
+            ordered_by: "at",
+        };
+        assert_list_contract(&app, &token, &own, RECORDS).await;
+        // The user's conversations: one per business written to.
+        for n in 1..RECORDS {
+            let other = live_business(&app, &format!("+1415555040{n}"), ALL_SCOPES).await;
+            app.request(
+                reqwest::Method::PUT,
+                &format!("/businesses/{}/follow", other.id),
+                Some(&token),
+                Some(crate::harness::RawBody::Json(json!({}))),
+            )
+            .await
+            .assert_ok(200);
+            tick();
+            app.post(
+                &format!("/businesses/{}/messages", other.id),
+                Some(&token),
+                json!({ "text": "hi" }),
+            )
+            .await
+            .assert_ok(201);
+        }
+        let mine = ListRoute {
+            path: "/me/conversations",
+            records: "conversations",
+            id: "business_account_id",
+            ordered_by: "last_message_at",
+        };
+        assert_list_contract(&app, &token, &mine, RECORDS).await;
     }
 );
