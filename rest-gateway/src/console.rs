@@ -30,6 +30,17 @@ struct Asset {
     body: &'static [u8],
 }
 
+/// A script of the console, by its file name.
+macro_rules! script {
+    ($name:literal) => {
+        Asset {
+            name: $name,
+            content_type: "text/javascript; charset=utf-8",
+            body: include_bytes!(concat!("../console/", $name)),
+        }
+    };
+}
+
 const ASSETS: &[Asset] = &[
     Asset {
         name: "index.html",
@@ -37,20 +48,19 @@ const ASSETS: &[Asset] = &[
         body: include_bytes!("../console/index.html"),
     },
     Asset {
-        name: "app.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_bytes!("../console/app.js"),
-    },
-    Asset {
-        name: "api.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_bytes!("../console/api.js"),
-    },
-    Asset {
         name: "style.css",
         content_type: "text/css; charset=utf-8",
         body: include_bytes!("../console/style.css"),
     },
+    script!("app.js"),
+    script!("api.js"),
+    script!("words.js"),
+    script!("dom.js"),
+    script!("charts.js"),
+    script!("inbox.js"),
+    script!("messages.js"),
+    script!("webhooks.js"),
+    script!("audience.js"),
 ];
 
 /// The routes under `/console`.

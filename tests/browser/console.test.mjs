@@ -51,6 +51,19 @@ async function until(what, check, timeoutMs = 30000) {
 
 // ---- the service ----
 
+// ---- a delivery provider: delivers everything but a text containing "[refuse]" ----
+
+const provider = createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => { body += c; });
+  req.on('end', () => {
+    res.writeHead(body.includes('[refuse]') ? 400 : 200, { 'Content-Type': 'application/json' });
+    res.end('{}');
+  });
+});
+const providerPort = await freePort();
+await new Promise((r) => provider.listen(providerPort, '127.0.0.1', r));
+
 const work = mkdtempSync(join(tmpdir(), 'console-test-'));
 const serverLog = join(work, 'server.log');
 const httpPort = await freePort();
@@ -69,6 +82,9 @@ const server = spawn(join(TARGET, 'all-in-one'), [], {
     GRPC_ADDR: `127.0.0.1:${grpcPort}`,
     WEBHOOK_ALLOW_INSECURE: 'true',
     WEBHOOK_RETRY_UNIT_SECS: '1',
+    // Messages go to the provider below, which refuses any whose text asks for it.
+    DELIVERY_PROVIDER: 'http',
+    DELIVERY_HTTP_URL: `http://127.0.0.1:${providerPort}/deliver`,
   },
   stdio: ['ignore', logFd, logFd],
 });
@@ -78,11 +94,12 @@ function admin(...args) {
   return JSON.parse(out);
 }
 
-function lastCode(phone) {
+// The last code sent to `phone` and how many were sent (a code sent again may be the same).
+function codes(phone) {
   const text = readFileSync(serverLog, 'utf8');
   const lines = text.split('\n').filter((l) => l.includes(phone) && l.includes('login code is'));
   const m = lines.length && lines[lines.length - 1].match(/login code is (\d{6})/);
-  return m ? m[1] : null;
+  return { sent: lines.length, code: m ? m[1] : null };
 }
 
 async function apiCall(method, path, body, token) {
@@ -93,9 +110,9 @@ async function apiCall(method, path, body, token) {
 }
 
 async function signInByApi(phone) {
-  const before = lastCode(phone);
+  const before = codes(phone).sent;
   await apiCall('POST', '/auth/business/otp/request', { phone_number: phone });
-  const code = await until(`a code for ${phone}`, () => { const c = lastCode(phone); return c && c !== before ? c : null; });
+  const code = await until(`a code for ${phone}`, () => { const c = codes(phone); return c.sent > before ? c.code : null; });
   const r = await apiCall('POST', '/auth/business/otp/verify', { phone_number: phone, code });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   return r.body.data.access_token;
@@ -104,13 +121,15 @@ async function signInByApi(phone) {
 // ---- a webhook receiver ----
 
 const received = [];
+const HOSTILE_ANSWER = 'ok <img src=x onerror="window.__ran=1"><script>window.__ran=2</script>';
 const receiver = createServer((req, res) => {
   let body = '';
   req.on('data', (c) => { body += c; });
   req.on('end', () => {
     received.push({ headers: req.headers, body });
-    res.writeHead(200, { 'Content-Type': 'text/plain' });
-    res.end('ok');
+    // The receiver's answer is shown in the console as text: it must never run.
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    res.end(HOSTILE_ANSWER);
   });
 });
 const hookPort = await freePort();
@@ -136,7 +155,9 @@ async function open(context) {
     if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(m.text());
   });
   page.setDefaultTimeout(15000);
-  page.on('dialog', (d) => d.accept()); // "Delete ...?" confirmations
+  // The console asks in the page, never with the browser's own dialogs; any alert() is a
+  // script the page should not have run.
+  page.on('dialog', (d) => { pageErrors.push(`a browser dialog opened: ${d.type()} ${d.message()}`); d.dismiss(); });
   return page;
 }
 
@@ -146,10 +167,45 @@ async function shot(page, name) {
 
 let current = null;
 
+// Every sentence the console shows a person: words chosen by the code, never a field path, a
+// code, "E.164", or the same sentence twice.
+async function checkWords(p) {
+  // Nothing the page drew says "null", "undefined" or "[object ...]" (documents shown as
+  // written, like a payload, aside).
+  const drawn = await p.evaluate(() => {
+    const shown = document.getElementById('main');
+    if (!shown) return '';
+    const copy = shown.cloneNode(true);
+    for (const pre of copy.querySelectorAll('pre')) pre.remove();
+    return copy.textContent;
+  });
+  assert.doesNotMatch(drawn, /\bnull\b|\bundefined\b|\[object \w+\]|NaN/, 'the page shows a value that is not a word');
+  const texts = await p.locator('.notice.error:visible').allInnerTexts();
+  const seen = new Set();
+  for (const text of texts) {
+    assert.doesNotMatch(text, /E\.164/, text);
+    assert.doesNotMatch(text, /\b[a-z]+_[a-z_]+\b/, `a code or a field name is shown: ${text}`);
+    assert.doesNotMatch(text, /\w\[\d+\]|\w\.\w+:/, `a field path is shown: ${text}`);
+    for (const sentence of text.split(/(?<=[.!?])\s+/).filter(Boolean)) {
+      assert.ok(!seen.has(sentence), `said twice: ${sentence}`);
+      seen.add(sentence);
+    }
+  }
+}
+
+// The console's own confirmation dialog: answers it with the button named `answer`.
+async function answer(p, question, button) {
+  const dialog = p.locator('dialog.ask', { hasText: question });
+  await dialog.waitFor();
+  await dialog.getByRole('button', { name: button, exact: true }).click();
+  await dialog.waitFor({ state: 'detached' });
+}
+
 async function step(name, fn) {
   const started = Date.now();
   try {
     await fn();
+    if (current) await checkWords(current);
     log(`ok   ${name} (${Date.now() - started} ms)`);
   } catch (err) {
     if (current) {
@@ -163,10 +219,10 @@ async function step(name, fn) {
 async function signInWithCode(page, phone) {
   await page.goto(`${BASE}/console/`);
   await page.getByLabel('Phone number').fill(phone);
-  const before = lastCode(phone);
+  const before = codes(phone).sent;
   await page.getByRole('button', { name: 'Send me a code' }).click();
   await page.getByText('a code is on its way').waitFor();
-  const code = await until('the code in the SMS log', () => { const c = lastCode(phone); return c && c !== before ? c : null; });
+  const code = await until('the code in the SMS log', () => { const c = codes(phone); return c.sent > before ? c.code : null; });
   await page.getByLabel('The 6-digit code').fill(code);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.locator('#nav').waitFor({ state: 'visible' });
@@ -190,6 +246,8 @@ try {
   const ownerContext = await newContext();
   const page = await open(ownerContext);
   current = page;
+  // The owner's access token, as the console holds it.
+  const ownerToken = async () => JSON.parse(await page.evaluate(() => localStorage.getItem('bm.console.session'))).access_token;
 
   await step('the console is served with a policy that allows no inline script', async () => {
     const r = await fetch(`${BASE}/console/`);
@@ -218,6 +276,7 @@ try {
     await page.getByRole('button', { name: 'Create the business' }).click();
     await page.getByRole('heading', { name: 'Account' }).waitFor();
     await page.getByText('This business is in the sandbox').waitFor();
+    assert.doesNotMatch(await page.locator('main').innerText(), /core-service|admin |--mode/, 'no operator command on a page');
     businessId = (await page.locator('section[aria-label="Business"] code').first().textContent()).trim();
     assert.match(businessId, /^[0-9a-f-]{36}$/);
     await shot(page, '02-account-sandbox');
@@ -251,13 +310,14 @@ try {
     await page.getByRole('button', { name: 'Add to the team' }).click();
     await page.locator(`tr[data-member="${STRANGER}"]`).waitFor();
     await page.locator(`tr[data-member="${STRANGER}"]`).getByRole('button', { name: 'Remove' }).click();
+    await answer(page, `Remove ${STRANGER} from the team?`, 'Remove');
     await page.getByText(`${STRANGER} was removed.`).waitFor();
     await page.locator(`tr[data-member="${STRANGER}"]`).waitFor({ state: 'detached' });
     assert.equal(await page.locator('tr[data-member] button', { hasText: 'Remove' }).count(), 1, 'the owner has no Remove');
     await shot(page, '04-team');
   });
 
-  await step('create an app and see its token once', async () => {
+  await step('create an app and see its token once; rotating right after shows the new token, and a token on screen always works', async () => {
     await page.goto(`${BASE}/console/#/apps`);
     await page.getByRole('heading', { name: 'Developer apps' }).waitFor();
     await page.getByLabel('Name').fill('Order updates');
@@ -269,18 +329,32 @@ try {
     await page.getByText('you will not see it again').waitFor();
     await shot(page, '05-apps-token-once');
     const first = (await secret.textContent()).trim();
+    // Rotated at once, without a reload: the token on screen is the new one, and only it.
+    await page.locator('tr[data-app="Order updates"]').getByRole('button', { name: 'Rotate token' }).click();
+    await answer(page, 'Rotate the token of Order updates?', 'Rotate');
+    const rotated = page.locator('[data-secret^="New token for Order updates"] code');
+    await rotated.waitFor();
+    const second = (await rotated.textContent()).trim();
+    assert.notEqual(second, first);
+    assert.equal(await page.locator('[data-secret]').count(), 1, 'one token on screen');
+    assert.doesNotMatch(await page.locator('main').innerText(), new RegExp(first), 'the revoked token is gone');
+    const check = (token) => fetch(`${BASE}/v1/${businessId}/messages/check`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ to: OWNER, category: 'utility', body: 'hello' }),
+    });
+    assert.equal((await check(first)).status, 401, 'the old token no longer works');
+    assert.notEqual((await check(second)).status, 401, 'the token on screen works');
     await page.reload();
     await page.locator('tr[data-app="Order updates"]').waitFor();
     assert.equal(await page.locator('[data-secret]').count(), 0, 'the token is not shown again');
-    await page.locator('tr[data-app="Order updates"]').getByRole('button', { name: 'Rotate token' }).click();
-    const rotated = page.locator('[data-secret^="New token for Order updates"] code');
-    await rotated.waitFor();
-    assert.notEqual((await rotated.textContent()).trim(), first);
     await page.getByLabel('Name').fill('Old integration');
     await page.getByRole('button', { name: 'Create the app' }).click();
-    await page.locator('tr[data-app="Old integration"]').waitFor();
+    await page.locator('[data-secret^="Token for Old integration"]').waitFor();
     await page.locator('tr[data-app="Old integration"]').getByRole('button', { name: 'Delete' }).click();
+    await answer(page, 'Delete Old integration?', 'Delete');
     await page.getByText('Old integration was deleted.').waitFor();
+    assert.equal(await page.locator('[data-secret]').count(), 0, 'a deleted app\'s token is not on screen');
   });
 
   await step('a webhook: created (secret once), tested, and the delivery in the log', async () => {
@@ -295,11 +369,18 @@ try {
     await row.getByRole('button', { name: 'Send a test' }).click();
     await until('the test delivery at the receiver', () => received.length > 0);
     await shot(page, '06-webhooks');
+    // Edit opens in its own panel, which Cancel closes.
     await row.getByRole('button', { name: 'Edit' }).click();
-    await row.getByLabel('grant.revoked').check();
-    await row.getByRole('button', { name: 'Save' }).click();
+    const edit = page.getByRole('region', { name: `Edit ${url}` });
+    await edit.waitFor();
+    await edit.getByRole('button', { name: 'Cancel' }).click();
+    await edit.waitFor({ state: 'detached' });
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await edit.getByLabel(/^grant\.revoked/).check();
+    await edit.getByLabel(/^message\.received/).check();
+    await edit.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved.').waitFor();
-    await page.locator(`tr[data-webhook="${url}"]`, { hasText: 'grant.revoked' }).waitFor();
+    await page.locator(`tr[data-webhook="${url}"]`, { hasText: 'message.received' }).waitFor();
     await page.locator(`tr[data-webhook="${url}"]`).getByRole('button', { name: 'Pause' }).click();
     await page.locator(`tr[data-webhook="${url}"]`).getByText('paused').waitFor();
     await page.locator(`tr[data-webhook="${url}"]`).getByRole('button', { name: 'Resume' }).click();
@@ -311,10 +392,27 @@ try {
       await page.getByRole('heading', { name: 'Webhook deliveries' }).waitFor();
       return (await page.locator('tr[data-delivery] .badge.ok').count()) > 0;
     });
-    await page.locator('tr[data-delivery] button').first().click();
-    await page.locator('section[aria-label="Delivery"]').waitFor();
-    await page.locator('section[aria-label="Delivery"] td', { hasText: '200' }).first().waitFor();
+    // The list names the endpoint; the delivery's page shows what was sent and what the
+    // receiver answered, as text.
+    assert.match(await page.locator('tr[data-delivery]').first().innerText(), new RegExp(url.replace(/[.:/]/g, '\\$&')));
     await shot(page, '07-deliveries');
+    await page.locator('tr[data-delivery] a').first().click();
+    await page.locator('section[aria-label="Delivery"]').waitFor();
+    await page.locator('tr[data-attempt] td', { hasText: '200' }).first().waitFor();
+    const answered = page.locator('tr[data-attempt] pre.response').first();
+    assert.equal(await answered.textContent(), HOSTILE_ANSWER, 'the receiver\'s answer shows as written');
+    assert.equal(await page.locator('main img').count(), 0, 'nothing in it became an image');
+    assert.equal(await page.evaluate(() => window.__ran), undefined, 'nothing in it ran');
+    assert.match(await page.locator('pre.payload').textContent(), /"type": "webhook\.test"/);
+    assert.match(await page.locator('section[aria-label="Delivery"]').innerText(), /Delivered\./);
+    await shot(page, '21-delivery');
+    await checkWords(page);
+    // The status filter.
+    await page.goto(`${BASE}/console/#/deliveries`);
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByText('No deliveries match.').waitFor();
+    await page.getByLabel('Status').selectOption('succeeded');
+    await page.locator('tr[data-delivery]').first().waitFor();
   });
 
   await step('rotate a webhook secret: made in the browser, shown once, both secrets sign during the grace', async () => {
@@ -324,8 +422,9 @@ try {
     const url = `http://127.0.0.1:${hookPort}/hooks`;
     const row = page.locator(`tr[data-webhook="${url}"]`);
     await row.getByRole('button', { name: 'Rotate secret' }).click();
-    await row.getByLabel('Keep signing with the old secret too').selectOption('3600');
-    await row.getByRole('button', { name: 'Rotate the secret' }).click();
+    const panel = page.getByRole('region', { name: `Rotate the secret of ${url}` });
+    await panel.getByLabel('Keep signing with the old secret too').selectOption('3600');
+    await panel.getByRole('button', { name: 'Rotate the secret' }).click();
     const shown = page.locator('[data-secret^="New signing secret"] code');
     await shown.waitFor();
     const secret = (await shown.textContent()).trim();
@@ -389,6 +488,8 @@ try {
     await page.getByLabel('To (phone number of a follower)').fill(FOLLOWER);
     await page.getByRole('button', { name: 'Check' }).click();
     await page.getByText('This message would be sent now. Nothing was sent.').waitFor();
+    // A new action clears what the last one said.
+    assert.equal(await page.getByText('It would not be sent').count(), 0, 'the old answer is gone');
     await shot(page, '19-messages-check');
     await page.reload();
     await page.getByRole('heading', { name: 'History' }).waitFor();
@@ -408,19 +509,31 @@ try {
     await page.getByLabel('To (phone number of a follower)').fill(FOLLOWER);
     await page.getByLabel('Message', { exact: true }).fill('Your table is ready at nine');
     await page.getByLabel('Send at (optional)').fill(local(tomorrow));
-    // An expiry before the send time is refused, naming the field.
+    // An expiry before the send time is refused, in words.
     await page.getByLabel('Expires at (optional)').fill(local(new Date(tomorrow.getTime() - 3600 * 1000)));
     await page.getByRole('button', { name: 'Send' }).click();
-    await page.getByText(/expires_at: after send_at/).waitFor();
+    await page.getByText('The expiry must be after the send time.').waitFor();
+    // A send time in the past is refused in the form (the API would send it now).
+    await page.getByLabel('Send at (optional)').fill(local(new Date(Date.now() - 3600 * 1000)));
+    await page.getByLabel('Expires at (optional)').fill('');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByText('The send time has already passed. Leave it empty to send now, or pick a later time.').waitFor();
+    await page.getByLabel('Send at (optional)').fill(local(tomorrow));
     await page.getByLabel('Expires at (optional)').fill(local(new Date(tomorrow.getTime() + 3600 * 1000)));
     await page.getByRole('button', { name: 'Send' }).click();
-    await page.getByText(/^Scheduled for .*: message/).waitFor();
+    await page.getByText(/^Scheduled for /).waitFor();
     const waiting = page.locator('tr[data-scheduled]');
     assert.equal(await waiting.count(), 1, 'one scheduled message');
     assert.match(await waiting.innerText(), new RegExp(`\\${FOLLOWER}`));
+    assert.match(await waiting.innerText(), /Your table is ready at nine/, 'the scheduled list shows the content');
     assert.equal(await page.locator('tr[data-message] .badge', { hasText: 'scheduled' }).count(), 1);
     await shot(page, '16-messages-scheduled');
+    // Cancelling asks first; "Keep it" keeps it.
     await waiting.getByRole('button', { name: 'Cancel' }).click();
+    await answer(page, `Cancel the message to ${FOLLOWER}?`, 'Keep it');
+    assert.equal(await waiting.count(), 1, 'still scheduled');
+    await waiting.getByRole('button', { name: 'Cancel' }).click();
+    await answer(page, `Cancel the message to ${FOLLOWER}?`, 'Cancel the message');
     await page.getByText(`Canceled: the message to ${FOLLOWER} will not be sent.`).waitFor();
     await page.getByText('Nothing is scheduled.').waitFor();
     // The history shows it canceled, with the reason in words; the filter finds it.
@@ -454,15 +567,22 @@ try {
     await row.first().getByRole('button').click();
     const history = page.getByRole('region', { name: 'Consent history' });
     await history.waitFor();
+    // It opens where it was asked for: the row right under the follower's.
+    await page.locator('tr[data-follower] + tr.history-row section[aria-label="Consent history"]').waitFor();
     assert.equal(await history.locator('tbody tr').count(), 2);
     await page.getByLabel(/Phone numbers you hold/).fill(`${FOLLOWER}\n${STRANGER}`);
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.locator(`tr[data-lookup="${FOLLOWER}"]`).waitFor();
     assert.match(await page.locator(`tr[data-lookup="${FOLLOWER}"]`).innerText(), /yes/);
     assert.match(await page.locator(`tr[data-lookup="${STRANGER}"]`).innerText(), /no/);
+    // A result that follows links to its consent history, opened under it.
+    assert.equal(await page.locator(`tr[data-lookup="${STRANGER}"]`).getByRole('button').count(), 0);
+    await page.locator(`tr[data-lookup="${FOLLOWER}"]`).getByRole('button', { name: 'Consent history' }).click();
+    await page.locator(`tr[data-lookup="${FOLLOWER}"] + tr.history-row section[aria-label="Consent history"]`).waitFor();
     await page.getByLabel(/Phone numbers you hold/).fill('not a number');
     await page.getByRole('button', { name: 'Look up' }).click();
-    await page.getByText('not a valid phone number').waitFor();
+    await page.getByText('That is not a phone number the service can use.').waitFor();
+    assert.equal(await page.locator('tr[data-lookup]').count(), 0, 'the last results went with the new look-up');
     await shot(page, '13-audience');
   });
 
@@ -504,6 +624,22 @@ try {
       assert.match(await day.getAttribute('aria-label'), figures);
     }
     assert.equal(await page.locator('svg.chart.days').first().locator('rect').count(), 1, 'one day with messages');
+    // A colour means one thing everywhere: failed is always red, green is only success.
+    const fills = await page.locator('main svg rect[data-series]').evaluateAll((rects) => rects.map((r) => [r.dataset.series, r.getAttribute('fill')]));
+    assert.ok(fills.length > 10, JSON.stringify(fills));
+    for (const [series, fill] of fills) {
+      if (series === 'failed') assert.equal(fill, '#b42318', `failed drawn ${fill}`);
+      if (fill === '#1a7f37') assert.ok(['delivered', 'succeeded'].includes(series), `${series} drawn green`);
+      if (fill === '#b42318') assert.equal(series, 'failed', `${series} drawn red`);
+    }
+    // The charts are drawn again at a new width.
+    const before = Number(await page.locator('svg.chart').first().getAttribute('width'));
+    await page.setViewportSize({ width: 420, height: 860 });
+    await until('the charts drawn at the new width', async () => Number(await page.locator('svg.chart').first().getAttribute('width')) < before);
+    const narrow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(narrow <= 1, `the page is ${narrow}px wider than the screen after the resize`);
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await until('the charts drawn wide again', async () => Number(await page.locator('svg.chart').first().getAttribute('width')) === before);
     await shot(page, '09-usage');
   });
 
@@ -518,17 +654,40 @@ try {
     await page.getByText('Audience now: 1 active follower.').waitFor();
     await page.getByLabel('Category').selectOption('marketing');
     await page.getByText('of whom 1 opted in to marketing').waitFor();
-    // A broadcast needs a name.
+    // A broadcast needs a name; a start in the past is refused in the form.
     await page.getByLabel('Message', { exact: true }).fill('Half price on Saturday');
-    await page.getByRole('button', { name: 'Broadcast' }).click();
-    await page.getByText(/name: must be 1 to 100 characters/).waitFor();
+    await page.getByRole('button', { name: 'Review the broadcast' }).click();
+    await page.getByText('Give the broadcast a name first (only your team sees it).').waitFor();
     await page.getByLabel(/^Name/).fill('Weekend sale');
+    await page.getByLabel('Start at (optional)').fill(local(new Date(Date.now() - 3600 * 1000)));
+    await page.getByRole('button', { name: 'Review the broadcast' }).click();
+    await page.getByText('The start time has already passed. Leave it empty to start now, or pick a later time.').waitFor();
+    // The review: category, how many it reaches now, the content as followers see it, when.
     await page.getByLabel('Start at (optional)').fill(local(new Date(Date.now() + 24 * 3600 * 1000)));
-    await page.getByRole('button', { name: 'Broadcast' }).click();
+    await page.getByLabel('Title').fill('Saturday only');
+    await page.getByRole('button', { name: 'Review the broadcast' }).click();
+    const review = page.getByRole('region', { name: 'Review the broadcast' });
+    await review.waitFor();
+    assert.equal(await page.locator('form[aria-label="New broadcast"]').isVisible(), false, 'the form waits behind the review');
+    assert.equal(await review.locator('[data-reach]').getAttribute('data-reach'), '1');
+    assert.match(await review.innerText(), /Category\s+marketing/);
+    assert.match(await review.innerText(), /1 follower who opted in to marketing/);
+    assert.match(await review.innerText(), /starts /);
+    assert.match(await review.locator('[data-preview]').innerText(), /Saturday only\s+Half price on Saturday/);
+    await shot(page, '22-broadcast-review');
+    await checkWords(page);
+    // Back to edit keeps what was written; nothing was created.
+    await review.getByRole('button', { name: 'Back to edit' }).click();
+    assert.equal(await page.getByLabel(/^Name/).inputValue(), 'Weekend sale');
+    await page.getByText('No broadcasts yet.').waitFor();
+    await page.getByRole('button', { name: 'Review the broadcast' }).click();
+    await review.getByRole('button', { name: /^Schedule it for 1 follower/ }).click();
     await page.getByText(/^Scheduled: "Weekend sale" starts/).waitFor();
     const sale = page.locator('tr[data-broadcast]', { hasText: 'Weekend sale' });
     await sale.locator('.badge', { hasText: 'scheduled' }).waitFor();
+    assert.match(await sale.innerText(), /Saturday only · Half price on Saturday/, 'the list shows the content');
     await sale.getByRole('button', { name: 'Cancel' }).click();
+    await answer(page, 'Cancel the broadcast "Weekend sale"?', 'Cancel the broadcast');
     await page.getByText('Canceled: "Weekend sale" creates no more messages.').waitFor();
     await sale.locator('.badge', { hasText: 'canceled' }).waitFor();
     // One that starts now, at one message a second: its progress updates in place.
@@ -536,7 +695,9 @@ try {
     await page.getByLabel('Category').selectOption('utility');
     await page.getByLabel('Message', { exact: true }).fill('We open at 10:00 in December');
     await page.getByLabel('Messages per second (optional)').fill('1');
-    await page.getByRole('button', { name: 'Broadcast' }).click();
+    await page.getByRole('button', { name: 'Review the broadcast' }).click();
+    await review.getByText('now, as soon as you confirm').waitFor();
+    await review.getByRole('button', { name: 'Send it to 1 follower now' }).click();
     await page.getByText('Broadcasting "Opening hours": progress shows below.').waitFor();
     const hours = page.locator('tr[data-broadcast]', { hasText: 'Opening hours' });
     await hours.locator('.badge', { hasText: 'completed' }).waitFor({ timeout: 20000 });
@@ -553,7 +714,225 @@ try {
     await page.getByText('a follower (broadcast)').first().waitFor();
   });
 
+  await step('what was sent: a message page shows the content, the outcome with its times, the reason in words and its webhook deliveries', async () => {
+    // A message the provider refuses: failed, the reason in words.
+    await page.goto(`${BASE}/console/#/messages`);
+    await page.getByRole('heading', { name: 'Messages' }).waitFor();
+    await page.getByLabel('To (phone number of a follower)').fill(FOLLOWER);
+    await page.getByLabel('Category').selectOption('utility');
+    await page.getByLabel('Message', { exact: true }).fill('Your parcel [refuse] is delayed');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByText(/^Sent: message/).waitFor();
+    const refused = page.locator('tr[data-message]', { hasText: 'Your parcel [refuse] is delayed' });
+    await until('the refused message failed', async () => {
+      await page.reload();
+      await page.getByRole('heading', { name: 'History' }).waitFor();
+      return (await refused.locator('.badge.bad').count()) === 1;
+    });
+    assert.match(await refused.innerText(), /the delivery provider refused it/);
+    await refused.getByRole('link').first().click();
+    await page.getByRole('heading', { name: 'Message', exact: true }).waitFor();
+    assert.equal((await page.locator('[data-preview]').innerText()).trim(), 'Your parcel [refuse] is delayed');
+    const outcome = page.getByRole('region', { name: 'Outcome' });
+    assert.match(await outcome.innerText(), /failed[\s\S]*the delivery provider refused it/);
+    assert.match(await outcome.innerText(), /Accepted[\s\S]*Failed/);
+    assert.match(await page.getByRole('region', { name: 'Webhook deliveries' }).innerText(), /announce no events/);
+    // A broadcast message announces its outcome: its page lists the delivery, which opens.
+    await page.goto(`${BASE}/console/#/messages`);
+    const fromBroadcast = page.locator('tr[data-message]', { hasText: 'We open at 10:00 in December' });
+    await fromBroadcast.getByRole('link').first().click();
+    await page.getByRole('heading', { name: 'Message', exact: true }).waitFor();
+    assert.match(await page.getByRole('region', { name: 'Outcome' }).innerText(), /delivered[\s\S]*Delivered/);
+    const deliveries = page.getByRole('region', { name: 'Webhook deliveries' });
+    await until('the message.sent delivery listed', async () => {
+      await page.reload();
+      await page.getByRole('heading', { name: 'Message', exact: true }).waitFor();
+      return (await deliveries.locator('tr[data-delivery]').count()) > 0;
+    });
+    await shot(page, '23-message');
+    await checkWords(page);
+    await deliveries.getByRole('link', { name: 'message.sent' }).click();
+    await page.getByRole('heading', { name: 'Delivery', exact: true }).waitFor();
+    await until('the delivery attempted', async () => {
+      await page.reload();
+      await page.getByRole('heading', { name: 'Delivery', exact: true }).waitFor();
+      return (await page.locator('pre.payload').count()) === 1;
+    });
+    assert.match(await page.locator('pre.payload').textContent(), /"type": "message\.sent"/);
+    assert.match(await page.locator('section[aria-label="Delivery"]').innerText(), /127\.0\.0\.1/);
+  });
+
+  let conversationId = null;
+  await step('the Inbox: a follower writes, it shows within 2 s without a reload with the unread count; answered from the Inbox end to end', async () => {
+    const named = await apiCall('PATCH', '/me', { display_name: 'Dana' }, followerToken);
+    assert.equal(named.status, 200, JSON.stringify(named.body));
+    await page.goto(`${BASE}/console/#/inbox`);
+    await page.getByRole('heading', { name: 'Inbox', exact: true }).waitFor();
+    await page.getByText('No conversations yet.').waitFor();
+    assert.equal(await page.locator('#unread').isVisible(), false, 'nothing unread');
+    const wrote = await apiCall('POST', `/businesses/${businessId}/messages`, { text: 'Hello, is my order ready?' }, followerToken);
+    assert.equal(wrote.status, 201, JSON.stringify(wrote.body));
+    conversationId = wrote.body.data.conversation_id;
+    const started = Date.now();
+    const item = page.locator(`li[data-conversation="${conversationId}"]`);
+    await item.waitFor({ timeout: 2000 });
+    log(`the new conversation showed ${Date.now() - started} ms after the follower's message was accepted`);
+    await until('the unread count in the navigation', async () => (await page.locator('#unread').textContent()) === '1', 2000);
+    assert.match(await item.innerText(), /Dana/);
+    assert.match(await item.innerText(), /1 unread/);
+    assert.match(await item.innerText(), /Window open, closes in 24 h/);
+    assert.match(await item.innerText(), /Assigned to nobody/);
+    await shot(page, '24-inbox');
+    await checkWords(page);
+    // Viewed: the thread, marked read; the navigation's count goes.
+    await item.getByRole('link').click();
+    await page.getByRole('heading', { name: 'Conversation', exact: true }).waitFor();
+    await page.locator('li.bubble.inbound', { hasText: 'Hello, is my order ready?' }).waitFor();
+    await until('the unread count gone', async () => !(await page.locator('#unread').isVisible()));
+    const list = await apiCall('GET', '/business/conversations', undefined, await ownerToken());
+    assert.equal(list.body.data.unread_conversations, 0, 'marked read when viewed');
+    // A second message shows in the open thread without a reload.
+    const again = await apiCall('POST', `/businesses/${businessId}/messages`, { text: 'It was order 1042' }, followerToken);
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+    const seenAt = Date.now();
+    await page.locator('li.bubble.inbound', { hasText: 'It was order 1042' }).waitFor({ timeout: 2000 });
+    log(`the second message showed in the open thread ${Date.now() - seenAt} ms after it was accepted`);
+    // The reply, in the team's own words while the window is open.
+    await page.getByLabel('Reply', { exact: true }).fill('Yes, it is ready for pickup');
+    await page.getByRole('button', { name: 'Send the reply' }).click();
+    await page.getByText('Sent.', { exact: true }).waitFor();
+    const mine = page.locator('li.bubble.outbound', { hasText: 'Yes, it is ready for pickup' });
+    await mine.waitFor();
+    await mine.locator('.badge', { hasText: 'delivered' }).waitFor();
+    // The follower sees it and reads it: the read mark shows.
+    const thread = await apiCall('GET', `/businesses/${businessId}/messages`, undefined, followerToken);
+    const reply = thread.body.data.messages.find((m) => m.body === 'Yes, it is ready for pickup');
+    assert.ok(reply, JSON.stringify(thread.body));
+    const read = await apiCall('POST', `/businesses/${businessId}/messages/read`, { up_to: reply.id }, followerToken);
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+    await mine.locator('[data-read]').waitFor();
+    // Assign, label, close; a new message from them reopens it.
+    await page.getByRole('button', { name: 'Assign to me' }).click();
+    await page.getByText('Assigned to you.').waitFor();
+    await page.getByLabel('Label (what your team calls them)').fill('Dana from the roastery');
+    await page.getByRole('button', { name: 'Save the label' }).click();
+    await page.getByText('The label is saved.').waitFor();
+    await page.locator('h2.conversation-name', { hasText: 'Dana from the roastery' }).waitFor();
+    await page.getByRole('button', { name: 'Close', exact: true }).click();
+    await page.getByText('Closed. A new message from them opens it again.').waitFor();
+    await page.getByRole('button', { name: 'Reopen' }).waitFor();
+    await shot(page, '25-conversation');
+    await checkWords(page);
+    await page.goto(`${BASE}/console/#/inbox?show=mine&status=closed`);
+    await page.locator(`li[data-conversation="${conversationId}"]`, { hasText: 'Dana from the roastery' }).waitFor();
+    await page.getByLabel('Show').selectOption('unassigned');
+    await page.getByText('No conversation matches.').waitFor();
+    await page.goto(`${BASE}/console/#/inbox?status=open`);
+    await page.getByText('No conversation matches.').waitFor();
+    await until('the open conversations listed, whoever they are assigned to', async () => (await page.getByLabel('Show').inputValue()) === ''
+      && (await page.getByLabel('Status').inputValue()) === 'open');
+    // A message from them reopens it: it shows in the open ones without a reload.
+    await apiCall('POST', `/businesses/${businessId}/messages`, { text: 'One more thing' }, followerToken);
+    await page.locator(`li[data-conversation="${conversationId}"]`).waitFor({ timeout: 2000 });
+    // Block and unblock ask first; a blocked follower cannot write.
+    await page.goto(`${BASE}/console/#/inbox/${conversationId}`);
+    await page.getByRole('button', { name: 'Block' }).click();
+    await answer(page, 'Block Dana from the roastery?', 'Cancel');
+    assert.equal(await page.getByRole('button', { name: 'Unblock' }).count(), 0, 'not blocked after Cancel');
+    await page.getByRole('button', { name: 'Block' }).click();
+    await answer(page, 'Block Dana from the roastery?', 'Block');
+    await page.getByText('Blocked: their messages are refused.').waitFor();
+    const refused = await apiCall('POST', `/businesses/${businessId}/messages`, { text: 'Hello?' }, followerToken);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.message, 'conversation_blocked');
+    await page.getByRole('button', { name: 'Unblock' }).click();
+    await answer(page, 'Unblock Dana from the roastery?', 'Unblock');
+    await page.getByText('Unblocked: they can write to you again.').waitFor();
+  });
+
+  await step('the Inbox when the window has closed: it says so and offers a category message', async () => {
+    // The page's clock a day and an hour ahead: the window (24 h after their last message) has closed.
+    // The owner's access token alone (as after a QR sign-in): the other page keeps the refresh token.
+    const token = await ownerToken();
+    const later = await newContext();
+    const laterPage = await open(later);
+    await laterPage.clock.setFixedTime(new Date(Date.now() + 25 * 3600 * 1000));
+    await laterPage.goto(`${BASE}/console/`);
+    await laterPage.evaluate((s) => localStorage.setItem('bm.console.session', s), JSON.stringify({ access_token: token }));
+    await laterPage.goto(`${BASE}/console/#/inbox/${conversationId}`);
+    await laterPage.getByRole('heading', { name: 'Conversation', exact: true }).waitFor();
+    await laterPage.getByText(/The window for replies in your own words closed at .*24 hours after their last message/).waitFor();
+    await laterPage.getByText('You can still send a utility message, or a marketing message since they opted in.').waitFor();
+    assert.equal(await laterPage.getByLabel('Reply', { exact: true }).count(), 0, 'no free text once the window closed');
+    const kinds = await laterPage.getByLabel('Kind of message').locator('option').allInnerTexts();
+    assert.deepEqual(kinds.map((k) => k.split(' ')[1]), ['utility', 'marketing']);
+    await laterPage.getByLabel('Message', { exact: true }).fill('Your order 1042 is waiting for you');
+    await laterPage.getByRole('button', { name: 'Send the message' }).click();
+    await laterPage.getByText('Sent.', { exact: true }).waitFor();
+    await laterPage.locator('li.bubble.outbound', { hasText: 'Your order 1042 is waiting for you' }).waitFor();
+    assert.match(await laterPage.locator('li.bubble.outbound', { hasText: 'Your order 1042' }).innerText(), /\(utility\)/);
+    await shot(laterPage, '26-conversation-window-closed');
+    await checkWords(laterPage);
+    await later.close();
+  });
+
+  await step('what a follower writes is text: markup does not run, a right-to-left override stays inside its message, long words wrap', async () => {
+    const hostile = '<img src=x onerror="window.__ran=3"> <b>bold?</b> https://example.com/offer';
+    const rtl = 'Invoice \u202Egnp.exe\u202C attached';
+    const long = 'x'.repeat(400);
+    for (const text of [hostile, rtl, long]) {
+      const r = await apiCall('POST', `/businesses/${businessId}/messages`, { text }, followerToken);
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+    }
+    for (const [width, height] of [[1280, 860], [375, 740]]) {
+      const ctx = await browser.newContext({ viewport: { width, height }, storageState: await ownerContext.storageState() });
+      const p = await open(ctx);
+      await p.goto(`${BASE}/console/#/inbox/${conversationId}`);
+      const bubble = (text) => p.locator('li.bubble.inbound p.text').filter({ hasText: text.slice(0, 12) }).last();
+      await bubble(long).waitFor();
+      assert.equal(await bubble(hostile).textContent(), hostile, 'the markup shows as written');
+      assert.equal(await bubble(rtl).textContent(), rtl, 'the override is kept as written');
+      assert.equal(await bubble(rtl).getAttribute('dir'), 'auto', 'its direction is isolated');
+      assert.equal(await p.locator('main img').count(), 0, 'no image was made');
+      assert.equal(await p.locator('main b').count(), 0, 'no markup was made');
+      assert.equal(await p.locator('main a[href*="example.com"]').count(), 0, 'no link was made');
+      assert.equal(await p.evaluate(() => window.__ran), undefined, 'nothing ran');
+      const box = await bubble(long).boundingBox();
+      const thread = await p.locator('ol.thread').boundingBox();
+      assert.ok(box.x + box.width <= thread.x + thread.width + 1, 'the long word wraps inside its message');
+      const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 1, `${width} px: the page is ${overflow}px wider than the screen`);
+      // The same in the delivery of message.received: the payload is text.
+      await p.goto(`${BASE}/console/#/deliveries`);
+      await p.getByRole('heading', { name: 'Webhook deliveries' }).waitFor();
+      await until('the message.received deliveries', async () => {
+        await p.reload();
+        await p.getByRole('heading', { name: 'Webhook deliveries' }).waitFor();
+        return (await p.locator('tr[data-delivery="message.received"]').count()) >= 4;
+      });
+      let found = false;
+      for (let i = 0; i < 4 && !found; i += 1) {
+        await p.goto(`${BASE}/console/#/deliveries`);
+        await p.locator('tr[data-delivery="message.received"] a').nth(i).click();
+        await p.getByRole('heading', { name: 'Delivery', exact: true }).waitFor();
+        await until('the payload', async () => {
+          if (await p.locator('pre.payload').count()) return true;
+          await p.reload();
+          return false;
+        });
+        found = (await p.locator('pre.payload').textContent()).includes('onerror');
+      }
+      assert.ok(found, 'the hostile message\'s delivery found');
+      assert.equal(await p.locator('main img').count(), 0);
+      assert.equal(await p.evaluate(() => window.__ran), undefined);
+      await shot(p, `27-hostile-text-${width}`);
+      await ctx.close();
+    }
+  });
+
   await step('a 429 says when to try again', async () => {
+    // A code was just sent (or refused), so the next within the cooldown is refused.
+    await apiCall('POST', '/auth/business/otp/request', { phone_number: OWNER });
     const other = await newContext();
     const otherPage = await open(other);
     await otherPage.goto(`${BASE}/console/`);
@@ -597,8 +976,14 @@ try {
     await memberPage.goto(`${BASE}/console/#/team`);
     await memberPage.getByText('Only the owner or an admin can change the team.').waitFor();
     assert.equal(await memberPage.getByRole('button', { name: 'Remove' }).count(), 0);
+    assert.equal(await memberPage.locator('#nav a[href="#/apps"]').isVisible(), false, 'a member is not offered the owner\'s Apps page');
+    assert.equal(await memberPage.locator('#nav a[href="#/inbox"]').isVisible(), true);
     await memberPage.goto(`${BASE}/console/#/apps`);
-    await memberPage.getByText('Only the business owner manages developer apps').waitFor();
+    await memberPage.getByText('Only the business owner can use this page.').waitFor();
+    // A member answers conversations too, but blocking is for the owner and admins.
+    await memberPage.goto(`${BASE}/console/#/inbox/${conversationId}`);
+    await memberPage.getByRole('button', { name: 'Assign to me' }).waitFor();
+    assert.equal(await memberPage.getByRole('button', { name: /^(Block|Unblock)$/ }).count(), 0);
     await memberPage.goto(`${BASE}/console/#/broadcasts`);
     await memberPage.getByText('Only the owner or an admin can broadcast.').waitFor();
     assert.equal(await memberPage.getByRole('button', { name: 'Cancel' }).count(), 0);
@@ -633,32 +1018,124 @@ try {
     await laptop.close();
   });
 
-  await step('a phone-sized screen shows the same console', async () => {
+  await step('a phone-sized screen shows the same console: every column and button on screen, identifiers whole', async () => {
     // Signed in as the owner already (the same session), on a 375 px wide screen.
     const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, storageState: await ownerContext.storageState() });
     const phonePage = await open(phone);
-    await phonePage.goto(`${BASE}/console/#/messages`);
-    await phonePage.getByRole('heading', { name: 'Messages' }).waitFor();
-    const overflow = await phonePage.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    assert.ok(overflow <= 1, `the page is ${overflow}px wider than the screen`);
-    await shot(phonePage, '12-phone-messages');
-    // Charts are drawn at the phone's width: no overflow, and their text stays readable.
+    current = phonePage;
+    const pages = [
+      ['#/messages', 'Messages'], ['#/broadcasts', 'Broadcasts'], ['#/inbox', 'Inbox'],
+      [`#/inbox/${conversationId}`, 'Conversation'], ['#/audience', 'Audience'], ['#/team', 'Team'],
+      ['#/apps', 'Developer apps'], ['#/webhooks', 'Webhooks'], ['#/deliveries', 'Webhook deliveries'],
+      ['#/events', 'Events'], ['#/usage', 'Usage'],
+    ];
+    for (const [hash, heading] of pages) {
+      await phonePage.goto(`${BASE}/console/${hash}`);
+      await phonePage.getByRole('heading', { name: heading, exact: true }).waitFor();
+      await phonePage.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+      const overflow = await phonePage.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 1, `${heading}: the page is ${overflow}px wider than the screen`);
+      // Every button, link and field in the page lies on the screen (tables stack their rows).
+      const outside = await phonePage.evaluate(() => [...document.querySelectorAll('main button, main a, main input, main select, main td')]
+        .filter((el) => el.getClientRects().length > 0)
+        .map((el) => [el.textContent.trim().slice(0, 30) || el.getAttribute('name'), el.getBoundingClientRect()])
+        .filter(([, r]) => r.left < -1 || r.right > window.innerWidth + 1)
+        .map(([name, r]) => `${name} (${Math.round(r.left)}..${Math.round(r.right)})`));
+      assert.deepEqual(outside, [], `${heading}: off the screen`);
+      // Identifiers keep at least 16 characters a line: they never break letter by letter.
+      const squeezed = await phonePage.evaluate(() => [...document.querySelectorAll('main code, main .mono')]
+        .filter((el) => el.getClientRects().length > 0 && el.textContent.length > 16)
+        .filter((el) => el.getBoundingClientRect().width < 16 * 7.5)
+        .map((el) => el.textContent.slice(0, 30)));
+      assert.deepEqual(squeezed, [], `${heading}: identifiers squeezed`);
+      const named = {
+        Messages: '12-phone-messages', Audience: '14-phone-audience', Usage: '15-phone-usage',
+        Inbox: '28-phone-inbox', Conversation: '29-phone-conversation', 'Webhook deliveries': '30-phone-deliveries',
+      }[heading];
+      if (named) await shot(phonePage, named);
+    }
+    // Charts are drawn at the phone's width and their text stays readable.
     for (const [hash, heading] of [['#/usage', 'Usage'], ['#/audience', 'Audience']]) {
       await phonePage.goto(`${BASE}/console/${hash}`);
       await phonePage.getByRole('heading', { name: heading }).waitFor();
       await phonePage.locator('svg.chart').first().waitFor();
-      const wider = await phonePage.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      assert.ok(wider <= 1, `${heading}: the page is ${wider}px wider than the screen`);
       const smallest = await phonePage.evaluate(() => Math.min(...[...document.querySelectorAll('svg.chart text')]
         .map((t) => t.getBoundingClientRect().height)));
       assert.ok(smallest >= 11, `${heading}: chart text only ${smallest}px tall`);
     }
-    await shot(phonePage, '14-phone-audience');
-    await phonePage.goto(`${BASE}/console/#/usage`);
-    await phonePage.getByRole('heading', { name: 'Usage' }).waitFor();
-    await phonePage.locator('svg.chart').first().waitFor();
-    await shot(phonePage, '15-phone-usage');
+    current = page;
     await phone.close();
+  });
+
+  await step('people\'s language: every code the service answers has a sentence; the Events page says which sends emit events', async () => {
+    const doc = await (await fetch(`${BASE}/openapi.json`)).json();
+    const codes = doc.components.schemas.ErrorCode.enum;
+    await page.goto(`${BASE}/console/#/events`);
+    await page.getByText('Which sends announce their outcome').waitFor();
+    const words = await page.evaluate(async () => (await import('./words.js')).WORDS);
+    for (const code of codes) {
+      assert.ok(words[code], `no sentence for ${code}`);
+      assert.doesNotMatch(words[code], /E\.164|\b[a-z]+_[a-z_]+\b/, `${code}: ${words[code]}`);
+      assert.match(words[code], /^[A-Z].*[.!]$/, `${code}: not a sentence`);
+    }
+    // A refusal with a detail naming a field shows the form's own words, once.
+    await page.goto(`${BASE}/console/#/team`);
+    await page.getByLabel('Phone number').fill('not a number');
+    await page.getByRole('button', { name: 'Add to the team' }).click();
+    const said = await page.locator('.notice.error').innerText();
+    assert.match(said, /not a phone number the service can use/);
+  });
+
+  await step('the look: links to the API reference and guide, input text not bold, a focus ring of at least 3:1, the broadcast form like the rest', async () => {
+    await page.goto(`${BASE}/console/#/broadcasts`);
+    await page.getByRole('heading', { name: 'Broadcasts' }).first().waitFor();
+    for (const [name, href] of [['API reference', '/docs'], ['API guide', '/docs/guide']]) {
+      const link = page.getByRole('link', { name, exact: true });
+      assert.equal(await link.getAttribute('href'), href);
+      assert.equal((await fetch(`${BASE}${href}`)).status, 200, href);
+    }
+    const weights = await page.evaluate(() => [...document.querySelectorAll('main input, main select, main textarea')]
+      .map((el) => [el.name, getComputedStyle(el).fontWeight]));
+    assert.ok(weights.length >= 5);
+    for (const [name, weight] of weights) assert.equal(weight, '400', `${name} is drawn ${weight}`);
+    // Every field of the broadcast form is drawn the same way.
+    const looks = await page.evaluate(() => [...document.querySelectorAll('form[aria-label="New broadcast"] input:not([type=checkbox]), form[aria-label="New broadcast"] select, form[aria-label="New broadcast"] textarea')]
+      .map((el) => { const c = getComputedStyle(el); return [el.name, `${c.borderTopWidth} ${c.borderTopColor} ${c.borderRadius} ${c.paddingLeft} ${c.fontSize}`]; }));
+    const reference = looks[0][1];
+    for (const [name, look] of looks) assert.equal(look, reference, `${name} looks different`);
+    // The keyboard's focus ring stands out against the page: contrast at least 3:1.
+    await page.locator('form[aria-label="New broadcast"] input[name=name]').focus();
+    await page.keyboard.press('Tab');
+    const ring = await page.evaluate(() => {
+      const c = getComputedStyle(document.activeElement);
+      return { style: c.outlineStyle, width: parseFloat(c.outlineWidth), colour: c.outlineColor };
+    });
+    assert.notEqual(ring.style, 'none');
+    assert.ok(ring.width >= 2, JSON.stringify(ring));
+    const lum = (rgb) => {
+      const [r, g, b] = rgb.match(/\d+/g).slice(0, 3).map((v) => {
+        const c = Number(v) / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    for (const background of ['rgb(255, 255, 255)', 'rgb(246, 248, 250)']) {
+      const [a, b] = [lum(ring.colour), lum(background)].sort((x, y) => y - x);
+      const contrast = (a + 0.05) / (b + 0.05);
+      assert.ok(contrast >= 3, `focus ring ${ring.colour} on ${background}: ${contrast.toFixed(2)}:1`);
+    }
+  });
+
+  await step('a user without a business sees only what they can use', async () => {
+    const ctx = await newContext();
+    const p = await open(ctx);
+    await signInWithCode(p, STRANGER);
+    await p.getByRole('heading', { name: 'Create your business' }).waitFor();
+    const offered = await p.locator('#nav a:visible').allInnerTexts();
+    assert.deepEqual(offered.map((s) => s.trim()), ['Account']);
+    await p.goto(`${BASE}/console/#/inbox`);
+    await p.getByRole('heading', { name: 'Create your business' }).waitFor();
+    await ctx.close();
   });
 
   await step('sign out revokes the session', async () => {
@@ -684,6 +1161,7 @@ try {
   if (browser) await browser.close();
   server.kill('SIGTERM');
   receiver.close();
+  provider.close();
 }
 
 log(`screenshots in ${SHOTS}`);
