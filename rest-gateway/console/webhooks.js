@@ -94,7 +94,7 @@ export async function webhooksPage(reload) {
         }),
         act('Delete', async () => {
           if (!await ask(`Delete the endpoint ${w.url}?`, {
-            detail: 'It receives nothing more, and its deliveries log goes with it.', yes: 'Delete it', no: 'Keep it', danger: true,
+            detail: 'It receives nothing more: deliveries still waiting for it end as failed. Its deliveries log stays.', yes: 'Delete it', no: 'Keep it', danger: true,
           })) return;
           await api('DELETE', `/business/webhooks/${w.id}`);
           await reload('ok', 'The endpoint was deleted.');

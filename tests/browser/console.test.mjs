@@ -126,6 +126,12 @@ const receiver = createServer((req, res) => {
   let body = '';
   req.on('data', (c) => { body += c; });
   req.on('end', () => {
+    // An endpoint at /failing always answers 503 (its deliveries retry).
+    if (req.url.endsWith('/failing')) {
+      res.writeHead(503, { 'Content-Type': 'text/plain' });
+      res.end('down for maintenance');
+      return;
+    }
     received.push({ headers: req.headers, body });
     // The receiver's answer is shown in the console as text: it must never run.
     res.writeHead(200, { 'Content-Type': 'text/html' });
@@ -643,6 +649,45 @@ try {
     await shot(page, '09-usage');
   });
 
+  await step('a failing endpoint: its delivery retrying, with the receiver\'s answer and the next attempt; deleting it asks first', async () => {
+    const failing = `http://127.0.0.1:${hookPort}/failing`;
+    await page.goto(`${BASE}/console/#/webhooks`);
+    await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+    await page.getByLabel('URL').fill(failing);
+    await page.getByRole('button', { name: 'Add the endpoint' }).click();
+    const row = page.locator(`tr[data-webhook="${failing}"]`);
+    await row.waitFor();
+    await row.getByRole('button', { name: 'Send a test' }).click();
+    await page.getByText(`A test event is on its way to ${failing}.`).waitFor();
+    await page.goto(`${BASE}/console/#/deliveries?status=retrying`);
+    await until('the test delivery retrying', async () => {
+      await page.reload();
+      await page.getByRole('heading', { name: 'Webhook deliveries' }).waitFor();
+      return (await page.locator('tr[data-delivery]').count()) > 0;
+    });
+    assert.match(await page.locator('tr[data-delivery]').first().innerText(), /failing[\s\S]*retrying/);
+    await page.locator('tr[data-delivery] a').first().click();
+    await page.getByRole('heading', { name: 'Delivery', exact: true }).waitFor();
+    await until('an attempt shown with the next one', async () => {
+      const text = await page.locator('section[aria-label="Delivery"]').innerText();
+      if (/retrying/.test(text) && /Next attempt/.test(text)) return true;
+      await page.reload();
+      await page.getByRole('heading', { name: 'Delivery', exact: true }).waitFor();
+      return false;
+    });
+    assert.equal(await page.locator('tr[data-attempt] pre.response').first().textContent(), 'down for maintenance');
+    assert.match(await page.locator('tr[data-attempt]').first().innerText(), /503/);
+    await checkWords(page);
+    await page.goto(`${BASE}/console/#/webhooks`);
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await answer(page, `Delete the endpoint ${failing}?`, 'Keep it');
+    await row.waitFor();
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await answer(page, `Delete the endpoint ${failing}?`, 'Delete it');
+    await page.getByText('The endpoint was deleted.').waitFor();
+    await row.waitFor({ state: 'detached' });
+  });
+
   await step('broadcasts: the audience before sending, a scheduled one canceled, one that runs to its end', async () => {
     const local = (d) => {
       const pad = (n) => String(n).padStart(2, '0');
@@ -1063,6 +1108,53 @@ try {
         .map((t) => t.getBoundingClientRect().height)));
       assert.ok(smallest >= 11, `${heading}: chart text only ${smallest}px tall`);
     }
+    current = page;
+    await phone.close();
+  });
+
+  await step('at 375 px: a reply from the Inbox, a broadcast\'s review, a message\'s and a delivery\'s pages', async () => {
+    const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, storageState: await ownerContext.storageState() });
+    const p = await open(phone);
+    current = p;
+    const onScreen = async (what) => {
+      const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 1, `${what}: the page is ${overflow}px wider than the screen`);
+      const outside = await p.evaluate(() => [...document.querySelectorAll('main button, main a, main input, main select, main textarea')]
+        .filter((el) => el.getClientRects().length > 0)
+        .filter((el) => { const r = el.getBoundingClientRect(); return r.left < -1 || r.right > window.innerWidth + 1; })
+        .map((el) => el.textContent.trim().slice(0, 30) || el.getAttribute('name')));
+      assert.deepEqual(outside, [], `${what}: off the screen`);
+    };
+    await p.goto(`${BASE}/console/#/inbox`);
+    await p.locator(`li[data-conversation="${conversationId}"] a`).click();
+    await p.getByRole('heading', { name: 'Conversation', exact: true }).waitFor();
+    await p.getByLabel('Reply', { exact: true }).fill('Sent from a phone');
+    await p.getByRole('button', { name: 'Send the reply' }).click();
+    await p.locator('li.bubble.outbound', { hasText: 'Sent from a phone' }).waitFor();
+    await onScreen('a conversation');
+    await p.goto(`${BASE}/console/#/broadcasts`);
+    await p.getByLabel(/^Name/).fill('Phone review');
+    await p.getByLabel('Message', { exact: true }).fill('Checked on a phone');
+    await p.getByRole('button', { name: 'Review the broadcast' }).click();
+    const review = p.getByRole('region', { name: 'Review the broadcast' });
+    await review.waitFor();
+    await onScreen('a broadcast\'s review');
+    await review.getByRole('button', { name: 'Back to edit' }).click();
+    await p.getByRole('button', { name: 'Review the broadcast' }).waitFor();
+    await p.goto(`${BASE}/console/#/messages`);
+    await p.locator('tr[data-message] a').first().click();
+    await p.getByRole('heading', { name: 'Message', exact: true }).waitFor();
+    await onScreen('a message');
+    await p.goto(`${BASE}/console/#/deliveries`);
+    await p.locator('tr[data-delivery] a').first().click();
+    await p.getByRole('heading', { name: 'Delivery', exact: true }).waitFor();
+    await onScreen('a delivery');
+    await p.goto(`${BASE}/console/#/apps`);
+    await p.getByRole('heading', { name: 'Developer apps' }).waitFor();
+    await p.locator('tr[data-app="Order updates"]').getByRole('button', { name: 'Rotate token' }).click();
+    await answer(p, 'Rotate the token of Order updates?', 'Rotate');
+    await p.locator('[data-secret^="New token for Order updates"]').waitFor();
+    await onScreen('a new token');
     current = page;
     await phone.close();
   });
