@@ -5,7 +5,7 @@
 import { api, session, ApiError } from './api.js';
 import { describe } from './words.js';
 import {
-  h, act, ask, badge, canManage, copyable, field, form, notice, page, say, state, status, flash, table, FormProblem,
+  h, act, ask, badge, canManage, copyable, field, form, notice, page, say, state, status, flash, table, when, FormProblem,
 } from './dom.js';
 import { inboxPage, stopInboxPolling, onUnread, pollUnread } from './inbox.js';
 import { messagesPage, messagePage, broadcastsPage, stopBroadcastPolling } from './messages.js';
@@ -21,12 +21,6 @@ const unreadBadge = document.getElementById('unread');
 async function reload(kind, text) {
   await route();
   say(kind, text);
-}
-
-function when(iso) {
-  if (!iso) return '';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 
 // ---- who is signed in ----

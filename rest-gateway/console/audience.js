@@ -3,7 +3,7 @@
 
 import { api } from './api.js';
 import { barChart, dayChart, COLOURS } from './charts.js';
-import { h, act, field, form, page, query, status, table, when } from './dom.js';
+import { h, act, field, form, listHash, page, query, status, table, when } from './dom.js';
 
 const SOURCE_TEXT = { user: 'the follower', operator: 'an operator of this service' };
 
@@ -41,14 +41,7 @@ export async function audiencePage() {
     api('GET', '/business/usage'),
     api('GET', '/business/usage/daily?days=30'),
   ]);
-  const filterHash = (changes) => {
-    const next = new URLSearchParams();
-    for (const name of ['status', 'marketing_opt_in']) {
-      const value = name in changes ? changes[name] : q.get(name);
-      if (value) next.set(name, value);
-    }
-    return `#/audience${next.toString() ? `?${next}` : ''}`;
-  };
+  const filterHash = (changes) => listHash('#/audience', ['status', 'marketing_opt_in'], changes);
   const select = (label, name, options) => field(label,
     h('select', { name, onchange: (e) => { location.hash = filterHash({ [name]: e.target.value }); } },
       options.map(([value, text]) => h('option', { value, selected: (q.get(name) || '') === value }, text))));
@@ -86,7 +79,7 @@ export async function audiencePage() {
     filters,
     list.followers.length ? table(['Follower', 'Status', 'Marketing consent', 'Followed', 'Changed'], rows)
       : h('p', { class: 'muted' }, 'No followers match.'),
-    list.has_more && last ? h('p', {}, h('a', { href: `${filterHash({})}${filterHash({}).includes('?') ? '&' : '?'}after=${last.user_id}` }, 'Older followers')) : null,
+    list.has_more && last ? h('p', {}, h('a', { href: filterHash({ after: last.user_id }) }, 'Older followers')) : null,
     h('h2', {}, 'Look up numbers'), lookup, results);
 }
 

@@ -235,6 +235,20 @@ export function query() {
   return new URLSearchParams(q);
 }
 
+/**
+ * A link to a list page: `page` (`#/inbox`) with the current query's `names` kept and `changes`
+ * applied (an empty value drops its name). Changing a filter drops `after`: the list starts again.
+ */
+export function listHash(page, names, changes = {}) {
+  const q = query();
+  const next = new URLSearchParams();
+  for (const name of [...names, 'after']) {
+    const value = name in changes ? changes[name] : name !== 'after' && q.get(name);
+    if (value) next.set(name, value);
+  }
+  return `${page}${next.toString() ? `?${next}` : ''}`;
+}
+
 /** The page's path: `#/inbox/ID` → ['inbox', 'ID']. */
 export function pathParts() {
   return (location.hash || '#/').split('?')[0].replace(/^#\/?/, '').split('/').filter(Boolean);

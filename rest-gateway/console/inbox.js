@@ -5,7 +5,7 @@
 import { api } from './api.js';
 import { describe } from './words.js';
 import {
-  h, act, ask, badge, canManage, clearNotices, duration, every, field, form, notice, page, pathParts,
+  h, act, ask, badge, canManage, clearNotices, duration, every, field, form, listHash, notice, page, pathParts,
   query, say, state, status, trimmed, userText, when, FormProblem, contentText,
 } from './dom.js';
 
@@ -105,14 +105,7 @@ export async function inboxPage() {
     teamMembers(),
   ]);
   setUnread(list.unread_conversations);
-  const hashWith = (changes) => {
-    const next = new URLSearchParams();
-    for (const name of ['show', 'status']) {
-      const value = name in changes ? changes[name] : q.get(name);
-      if (value) next.set(name, value);
-    }
-    return `#/inbox${next.toString() ? `?${next}` : ''}`;
-  };
+  const hashWith = (changes) => listHash('#/inbox', ['show', 'status'], changes);
   const select = (label, name, options) => field(label,
     h('select', { name, onchange: (e) => { location.hash = hashWith({ [name]: e.target.value }); } },
       options.map(([value, text]) => h('option', { value, selected: (q.get(name) || '') === value }, text))));
@@ -135,7 +128,7 @@ export async function inboxPage() {
     h('p', { class: 'muted' }, 'Followers who wrote to your business, newest activity first. You can answer in your own words for 24 hours after their last message; after that, a utility message (or a marketing message to someone who opted in) still goes.'),
     h('div', { class: 'filters' }, select('Show', 'show', FILTERS), select('Status', 'status', STATUSES)),
     summary, items, empty,
-    list.has_more && last ? h('p', {}, h('a', { href: `${hashWith({})}${hashWith({}).includes('?') ? '&' : '?'}after=${last.id}` }, 'Older conversations')) : null);
+    list.has_more && last ? h('p', {}, h('a', { href: hashWith({ after: last.id }) }, 'Older conversations')) : null);
   if (q.get('after')) return;
   let seen = JSON.stringify(list);
   stopPolling = every(POLL_MS, location.hash, async () => {

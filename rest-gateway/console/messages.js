@@ -3,6 +3,7 @@
 
 import { api } from './api.js';
 import { describe, REASON_TEXT } from './words.js';
+import { endpointOf } from './webhooks.js';
 import {
   h, act, ask, canManage, contentText, every, field, form, future, notice, page, pathParts, query,
   state, status, table, labelCells, trimmed, userText, when, FormProblem,
@@ -161,10 +162,6 @@ export async function messagePage(reload) {
     api('GET', `/business/webhook-deliveries?message_send_id=${encodeURIComponent(id)}&limit=50`),
     api('GET', '/business/webhooks'),
   ]);
-  const endpoint = (webhookId) => {
-    const w = hooks.find((one) => one.id === webhookId);
-    return w ? userText(w.url, 'span', { class: 'mono' }) : h('span', { class: 'muted' }, 'a deleted endpoint');
-  };
   const times = [
     ['Accepted', m.created_at],
     m.send_at ? [m.status === 'scheduled' ? 'To be sent' : 'Send time', m.send_at] : null,
@@ -173,7 +170,7 @@ export async function messagePage(reload) {
   ].filter(Boolean);
   const events = deliveries.deliveries.map((d) => h('tr', { dataset: { delivery: d.id } },
     h('td', {}, h('a', { href: `#/delivery/${d.id}` }, d.event_type)),
-    h('td', {}, endpoint(d.webhook_id)), h('td', {}, status(d.status)), h('td', {}, when(d.created_at))));
+    h('td', {}, endpointOf(hooks, d.webhook_id)), h('td', {}, status(d.status)), h('td', {}, when(d.created_at))));
   page('Message',
     h('p', {}, h('a', { href: '#/messages' }, '← Messages')),
     h('section', { class: 'card', 'aria-label': 'What was sent' },

@@ -3,7 +3,7 @@
 
 import { api } from './api.js';
 import {
-  h, act, ask, canManage, copyable, every, field, form, main, notice, page, pathParts, query, say,
+  h, act, ask, canManage, copyable, every, field, form, listHash, main, notice, page, pathParts, query, say,
   status, table, userText, when,
 } from './dom.js';
 
@@ -116,7 +116,8 @@ export async function webhooksPage(reload) {
 
 const DELIVERY_STATUSES = ['pending', 'retrying', 'succeeded', 'failed'];
 
-function endpointOf(hooks, webhookId) {
+/** The endpoint `webhookId` names, by its URL (an endpoint deleted since says so). */
+export function endpointOf(hooks, webhookId) {
   const w = hooks.find((one) => one.id === webhookId);
   return w ? userText(w.url, 'span', { class: 'mono' }) : h('span', { class: 'muted' }, 'a deleted endpoint');
 }
@@ -131,12 +132,7 @@ export async function deliveriesPage() {
   if (shown) params.set('status', shown);
   if (q.get('after')) params.set('starting_after', q.get('after'));
   const log = await api('GET', `/business/webhook-deliveries?${params}`);
-  const hashWith = (changes) => {
-    const next = new URLSearchParams();
-    const values = { webhook, status: shown, ...changes };
-    for (const name of ['webhook', 'status']) if (values[name]) next.set(name, values[name]);
-    return `#/deliveries${next.toString() ? `?${next}` : ''}`;
-  };
+  const hashWith = (changes) => listHash('#/deliveries', ['webhook', 'status'], changes);
   const filters = h('div', { class: 'filters' },
     field('Endpoint', h('select', { name: 'webhook', onchange: (e) => { location.hash = hashWith({ webhook: e.target.value }); } },
       h('option', { value: '' }, 'All endpoints'),
@@ -153,7 +149,7 @@ export async function deliveriesPage() {
   page('Webhook deliveries', filters,
     log.deliveries.length ? table(['Event', 'Endpoint', 'Status', 'Attempts', 'Last HTTP', 'Created'], rows)
       : h('p', { class: 'muted' }, webhook || shown ? 'No deliveries match.' : 'No deliveries yet.'),
-    log.has_more && last ? h('p', {}, h('a', { href: `${hashWith({})}${hashWith({}).includes('?') ? '&' : '?'}after=${last.id}` }, 'Older deliveries')) : null);
+    log.has_more && last ? h('p', {}, h('a', { href: hashWith({ after: last.id }) }, 'Older deliveries')) : null);
 }
 
 export async function deliveryPage(reload) {

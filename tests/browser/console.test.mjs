@@ -199,6 +199,19 @@ async function checkWords(p) {
   }
 }
 
+// What of the page lies off a phone's screen: the page's overflow, and every control (and, with
+// `cells`, table cell) drawn outside the viewport.
+async function offScreen(p, cells = false) {
+  const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const outside = await p.evaluate((selector) => [...document.querySelectorAll(selector)]
+    .filter((el) => el.getClientRects().length > 0)
+    .map((el) => [el.textContent.trim().slice(0, 30) || el.getAttribute('name'), el.getBoundingClientRect()])
+    .filter(([, r]) => r.left < -1 || r.right > window.innerWidth + 1)
+    .map(([name, r]) => `${name} (${Math.round(r.left)}..${Math.round(r.right)})`),
+  `main button, main a, main input, main select, main textarea${cells ? ', main td' : ''}`);
+  return { overflow, outside };
+}
+
 // The console's own confirmation dialog: answers it with the button named `answer`.
 async function answer(p, question, button) {
   const dialog = p.locator('dialog.ask', { hasText: question });
@@ -1078,14 +1091,9 @@ try {
       await phonePage.goto(`${BASE}/console/${hash}`);
       await phonePage.getByRole('heading', { name: heading, exact: true }).waitFor();
       await phonePage.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
-      const overflow = await phonePage.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      // Every button, link, field and cell in the page lies on the screen (tables stack their rows).
+      const { overflow, outside } = await offScreen(phonePage, true);
       assert.ok(overflow <= 1, `${heading}: the page is ${overflow}px wider than the screen`);
-      // Every button, link and field in the page lies on the screen (tables stack their rows).
-      const outside = await phonePage.evaluate(() => [...document.querySelectorAll('main button, main a, main input, main select, main td')]
-        .filter((el) => el.getClientRects().length > 0)
-        .map((el) => [el.textContent.trim().slice(0, 30) || el.getAttribute('name'), el.getBoundingClientRect()])
-        .filter(([, r]) => r.left < -1 || r.right > window.innerWidth + 1)
-        .map(([name, r]) => `${name} (${Math.round(r.left)}..${Math.round(r.right)})`));
       assert.deepEqual(outside, [], `${heading}: off the screen`);
       // Identifiers keep at least 16 characters a line: they never break letter by letter.
       const squeezed = await phonePage.evaluate(() => [...document.querySelectorAll('main code, main .mono')]
@@ -1117,12 +1125,8 @@ try {
     const p = await open(phone);
     current = p;
     const onScreen = async (what) => {
-      const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      const { overflow, outside } = await offScreen(p);
       assert.ok(overflow <= 1, `${what}: the page is ${overflow}px wider than the screen`);
-      const outside = await p.evaluate(() => [...document.querySelectorAll('main button, main a, main input, main select, main textarea')]
-        .filter((el) => el.getClientRects().length > 0)
-        .filter((el) => { const r = el.getBoundingClientRect(); return r.left < -1 || r.right > window.innerWidth + 1; })
-        .map((el) => el.textContent.trim().slice(0, 30) || el.getAttribute('name')));
       assert.deepEqual(outside, [], `${what}: off the screen`);
     };
     await p.goto(`${BASE}/console/#/inbox`);
