@@ -300,6 +300,91 @@ pub async fn take_in(
     take_units(txn, key, rate, units, now_us).await
 }
 
+/// [`take_in`] of one unit of each of `keys` (distinct), with one read and one write for all:
+/// each key's answer, in `keys`' order. Exact only while the caller's transaction holds what
+/// serializes these keys' takers (the conversation rows of the inbound limit); a key nobody
+/// took yet is inserted.
+pub async fn take_each_in(
+    txn: &impl ConnectionTrait,
+    keys: &[String],
+    rate: Rate,
+    now_us: i64,
+) -> AppResult<Vec<Result<u32, Duration>>> {
+    if keys.is_empty() {
+        return Ok(Vec::new());
+    }
+    let backend = txn.get_database_backend();
+    let stored: HashMap<String, i64> = rate_limits::Entity::find()
+        .filter(crate::db::bulk::text_in(
+            backend,
+            rate_limits::Column::Key,
+            keys.iter().cloned(),
+        ))
+        .all(txn)
+        .await?
+        .into_iter()
+        .map(|row| (row.key, row.value))
+        .collect();
+    let interval = rate.interval_us();
+    let mut answers = Vec::with_capacity(keys.len());
+    let mut taken: Vec<(String, i64)> = Vec::with_capacity(keys.len());
+    for key in keys {
+        match stored.get(key) {
+            Some(&value) if let Some(wait) = wait(value, now_us, rate, 1) => {
+                answers.push(Err(wait));
+            }
+            value => {
+                let next = Ord::max(value.copied().unwrap_or(now_us), now_us) + interval;
+                taken.push((key.clone(), next));
+                answers.push(Ok(1));
+            }
+        }
+    }
+    if taken.is_empty() {
+        return Ok(answers);
+    }
+    if backend == sea_orm::DbBackend::Postgres {
+        use sea_orm::sea_query::ArrayType;
+        let array = |ty: ArrayType, values: Vec<sea_orm::Value>| {
+            sea_orm::Value::Array(ty, Some(Box::new(values)))
+        };
+        txn.execute_raw(sea_orm::Statement::from_sql_and_values(
+            backend,
+            "INSERT INTO rate_limits (key, value, expires_at_ms) \
+             SELECT k, v, v / 1000 FROM unnest($1::text[], $2::int8[]) AS t(k, v) \
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value, \
+             expires_at_ms = excluded.expires_at_ms",
+            [
+                array(
+                    ArrayType::String,
+                    taken.iter().map(|(k, _)| k.clone().into()).collect(),
+                ),
+                array(
+                    ArrayType::BigInt,
+                    taken.iter().map(|(_, v)| (*v).into()).collect(),
+                ),
+            ],
+        ))
+        .await?;
+    } else {
+        rate_limits::Entity::insert_many(taken.into_iter().map(|(key, value)| {
+            rate_limits::ActiveModel {
+                key: Set(key),
+                value: Set(value),
+                expires_at_ms: Set(value / 1000),
+            }
+        }))
+        .on_conflict(
+            OnConflict::column(rate_limits::Column::Key)
+                .update_columns([rate_limits::Column::Value, rate_limits::Column::ExpiresAtMs])
+                .to_owned(),
+        )
+        .exec_without_returning(txn)
+        .await?;
+    }
+    Ok(answers)
+}
+
 /// Whether [`take_in`] would take one unit of `key` at `now_us`, taking nothing: None, or the
 /// wait it would answer (a send check). One read.
 pub async fn peek_in(

@@ -377,6 +377,65 @@ e2e!(
 );
 
 e2e!(
+    many_followers_writing_at_once_each_get_their_own_answer,
+    crate::harness::Options {
+        configure: Some(std::sync::Arc::new(|c| c.limits.inbound_per_minute = 2)),
+        ..Default::default()
+    },
+    |app| async move {
+        // User messages are written together (one transaction for those that arrive at once):
+        // each one's refusal is its own, each new pair gets its conversation, the counts hold.
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        let mut fans = Vec::new();
+        for i in 0..8 {
+            fans.push(
+                follower(&app, &biz, &format!("+1415555041{i}"), false)
+                    .await
+                    .1,
+            );
+        }
+        let blocked = wrote(&app, &fans[0], &biz.id, "first").await;
+        let conversation = blocked["conversation_id"].as_str().unwrap();
+        app.post(
+            &format!("/business/conversations/{conversation}/block"),
+            Some(&biz.owner_token),
+            json!({}),
+        )
+        .await
+        .assert_ok(200);
+        for text in ["one", "two"] {
+            wrote(&app, &fans[1], &biz.id, text).await;
+        }
+        let writes = fans
+            .iter()
+            .map(|fan| write(&app, fan, &biz.id, json!({ "text": "all at once" })));
+        let answers = futures::future::join_all(writes).await;
+        answers[0].assert_error(403, "conversation_blocked");
+        answers[1].assert_error(429, "rate_limited");
+        let mut conversations_seen = std::collections::BTreeSet::new();
+        for answer in &answers[2..] {
+            answer.assert_ok(201);
+            assert_eq!(answer.data()["sequence"], 1, "{answer:?}");
+            conversations_seen.insert(answer.data()["conversation_id"].to_string());
+        }
+        assert_eq!(conversations_seen.len(), 6, "one conversation per new pair");
+
+        let list = conversations(&app, &biz.owner_token, "?limit=100").await;
+        assert_eq!(list["conversations"].as_array().unwrap().len(), 8);
+        assert_eq!(list["unread_conversations"], 8);
+        let daily = app
+            .get("/business/usage/daily?days=1", Some(&biz.owner_token))
+            .await;
+        daily.assert_ok(200);
+        assert_eq!(daily.data()["days"][0]["received"], 9);
+        eventually("one message.received per accepted message", async || {
+            (received_events(&app, &biz).await.len() == 9).then_some(())
+        })
+        .await;
+    }
+);
+
+e2e!(
     the_per_user_limit_refuses_with_retry_after,
     crate::harness::Options {
         configure: Some(std::sync::Arc::new(|c| c.limits.inbound_per_minute = 3)),

@@ -127,8 +127,9 @@ struct Args {
     #[arg(long, default_value_t = 50)]
     auth_rate: u32,
     /// Seconds of closed-loop sends before the first phase of each topology, after which the
-    /// database's statistics are gathered (`ANALYZE`), as a running deployment has them; 0 to
-    /// measure a fresh database's first seconds instead.
+    /// database's statistics are gathered (`ANALYZE`), as a running deployment has them (the
+    /// inbound phase warms up the same way with its own load); 0 to measure a fresh database's
+    /// first seconds instead.
     #[arg(long, default_value_t = 5)]
     warmup: u64,
     /// Seconds to wait for the webhook backlog to drain after a phase.
@@ -1276,6 +1277,7 @@ async fn main() {
                         inbound_users: args.inbound_users,
                         connections: args.connections,
                         duration,
+                        warmup: Duration::from_secs(args.warmup),
                         closed_rate,
                         rtt_rate: args.rtt_rate,
                         audience: args.audience,

@@ -12,3 +12,4 @@
 pub mod grpc;
 pub mod service;
 pub mod store;
+pub mod writer;

@@ -14,6 +14,7 @@ use sea_orm::TransactionTrait;
 use uuid::Uuid;
 
 use super::store::{self, Position, Side};
+use super::writer::{Pending, replay};
 use crate::business::store as business_store;
 use crate::caller::{AppToken, Console, User};
 use crate::clock::rfc3339;
@@ -81,37 +82,10 @@ pub struct UserMessage {
     pub client_message_id: Option<String>,
 }
 
-/// The `message.received` event of a user message.
-fn received_data(core: &Core, message: &inbound_messages::Model) -> serde_json::Value {
-    serde_json::json!({
-        "message_id": message.id,
-        "conversation_id": message.conversation_id,
-        "user_id": message.user_id,
-        "sequence": message.sequence,
-        "body": message.body,
-        "reply_to": message.reply_to,
-        "received_at": rfc3339(message.received_at),
-        "window_expires_at": rfc3339(window_expires_at(core, message.received_at)),
-    })
-}
-
-/// What a kept message with the same client id answers: the original (same business and
-/// text), else a conflict.
-fn replay(
-    existing: inbound_messages::Model,
-    business_id: Uuid,
-    text: &str,
-) -> AppResult<inbound_messages::Model> {
-    if existing.business_id == business_id && existing.body == text {
-        Ok(existing)
-    } else {
-        Err(crate::messaging::service::conflict())
-    }
-}
-
 /// A user writes to a business (DESIGN's order: shape, business, the replay of a client
 /// message id, who may write, the block, the per-user limit). The message, the conversation's
-/// update and `message.received` are one transaction.
+/// update and `message.received` are one transaction, shared with other users' messages
+/// (`writer.rs`).
 ///
 /// Errors: `invalid_request`, `business_not_found`, `idempotency_key_conflict`,
 /// `idempotency_in_progress`, `business_not_live`, `business_follow_required`,
@@ -131,7 +105,7 @@ pub async fn write(
     let reply_to = parse_uuid("reply_to", request.reply_to.as_deref())?;
     let business_id =
         Uuid::parse_str(request.business_account_id.trim()).map_err(|_| business_not_found())?;
-    let business = business_store::business(&core.db, business_id)
+    let context = store::writer_context(&core.db, business_id, user_id)
         .await?
         .ok_or_else(business_not_found)?;
     if let Some(client_id) = client_id
@@ -139,26 +113,19 @@ pub async fn write(
     {
         return replay(existing, business_id, &text);
     }
-    let member = business_store::membership(&core.db, user_id)
-        .await?
-        .is_some_and(|m| m.business_id == business_id);
-    if business.status != BusinessStatus::Active || (!member && business.mode != BusinessMode::Live)
+    if context.status != BusinessStatus::Active
+        || (!context.member && context.mode != BusinessMode::Live)
     {
         return Err(AppError::new(
             ErrorCode::BusinessNotLive,
             "this business is not live",
         ));
     }
-    if !member {
-        let follows = crate::consent::store::follow(&core.db, business_id, user_id)
-            .await?
-            .is_some_and(|f| f.status == FollowStatus::Active);
-        if !follows {
-            return Err(AppError::new(
-                ErrorCode::BusinessFollowRequired,
-                "follow this business to write to it",
-            ));
-        }
+    if !context.member && context.follow != Some(FollowStatus::Active) {
+        return Err(AppError::new(
+            ErrorCode::BusinessFollowRequired,
+            "follow this business to write to it",
+        ));
     }
     if let Some(reply_to) = reply_to
         && !visible_to_user(core, business_id, user_id, reply_to).await?
@@ -166,102 +133,20 @@ pub async fn write(
         return Err(invalid("reply_to: not a message of this thread"));
     }
 
-    let rate = Rate::per(core.limits.inbound_per_minute, Duration::from_secs(60));
-    let limit_key = format!("inbound:{business_id}:{user_id}");
-    for _ in 0..2 {
-        let now = core.clock.now();
-        let txn = core.db.begin().await?;
-        if let Some(client_id) = client_id {
-            if !store::try_lock_client_id(&txn, user_id, client_id).await? {
-                return Err(crate::messaging::service::in_progress());
-            }
-            if let Some(existing) = store::by_client_id(&txn, user_id, client_id).await? {
-                return replay(existing, business_id, &text);
-            }
-        }
-        let conversation = match store::pair_for_update(&txn, business_id, user_id).await? {
-            Some(conversation) => conversation,
-            None => {
-                let fresh = conversations::Model {
-                    id: Uuid::now_v7(),
-                    business_id,
-                    user_id,
-                    status: ConversationStatus::Open,
-                    blocked: false,
-                    label: None,
-                    assigned_to: None,
-                    inbound_count: 0,
-                    business_read_seq: 0,
-                    created_at: now,
-                    last_message_at: now,
-                    last_inbound_at: now,
-                };
-                if !store::insert_new(&txn, &fresh).await? {
-                    // A first message of the pair committed meanwhile: decide again.
-                    drop(txn);
-                    continue;
-                }
-                fresh
-            }
-        };
-        if conversation.blocked {
-            return Err(AppError::new(
-                ErrorCode::ConversationBlocked,
-                "this business does not accept your messages",
-            ));
-        }
-        if let Err(wait) =
-            crate::limits::take_in(&txn, &limit_key, rate, 1, now.timestamp_micros()).await?
-        {
-            crate::limits::count_refusal("inbound_per_user");
-            return Err(AppError::retry_after(
-                ErrorCode::RateLimited,
-                wait,
-                "INBOUND_PER_MINUTE: too many messages to this business",
-            ));
-        }
-        let last = (conversation.inbound_count > 0).then_some(conversation.last_inbound_at);
-        let at = store::receipt_time(now, last);
-        store::received(&txn, &conversation, at).await?;
-        let message = inbound_messages::Model {
-            id: Uuid::now_v7(),
-            conversation_id: conversation.id,
+    let (message, queued) = core
+        .inbound
+        .write(Pending {
             business_id,
             user_id,
-            sequence: conversation.inbound_count + 1,
-            body: text.clone(),
+            client_id,
+            text,
             reply_to,
-            client_message_id: client_id,
-            received_at: at,
-        };
-        store::insert_inbound(&txn, &message).await?;
-        let mut tally = Tally::new();
-        let now_ms = now.timestamp_millis();
-        tally.received(business_id, now_ms);
-        if conversation.inbound_count == conversation.business_read_seq {
-            tally.unread_conversations(business_id, 1);
-        }
-        let data = received_data(core, &message);
-        let queued = crate::events::record(
-            &txn,
-            business_id,
-            EventType::MessageReceived,
-            data,
-            now,
-            &mut tally,
-        )
+        })
         .await?;
-        tally.apply(&txn).await?;
-        txn.commit().await?;
-        if queued > 0 {
-            core.webhook_wakeup.wake();
-        }
-        metrics::counter!("messages_received_total").increment(1);
-        return Ok(message);
+    if queued {
+        core.webhook_wakeup.wake();
     }
-    Err(AppError::internal(
-        "a conversation was created twice under one call",
-    ))
+    Ok(message)
 }
 
 /// Whether message `id` is one the user sees in their thread with the business: their own, or

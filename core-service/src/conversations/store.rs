@@ -1,7 +1,9 @@
 //! Queries of conversations, user messages, read marks and threads. No rules here.
 
 use chrono::{DateTime, TimeDelta, Utc};
-use proto::vocabulary::{ConversationStatus, MessageStatus};
+use proto::vocabulary::{
+    BusinessMode, BusinessStatus, ConversationStatus, FollowStatus, MessageStatus,
+};
 use sea_orm::sea_query::{Expr, ExprTrait as _};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, QueryFilter,
@@ -54,6 +56,185 @@ pub async fn pair_for_update(
         query = query.lock_exclusive();
     }
     Ok(query.one(db).await?)
+}
+
+/// What deciding whether a user may write to a business reads, in one statement: the business's
+/// status and mode, whether the user is on its team, and the status of their follow.
+#[derive(Debug, Clone)]
+pub struct WriterContext {
+    pub status: BusinessStatus,
+    pub mode: BusinessMode,
+    pub member: bool,
+    pub follow: Option<FollowStatus>,
+}
+
+/// The [`WriterContext`] of a user writing to business `business_id` (None: no such business).
+pub async fn writer_context(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    user_id: Uuid,
+) -> AppResult<Option<WriterContext>> {
+    let row = db
+        .query_one_raw(statement(
+            db,
+            "SELECT b.status, b.mode, \
+             (SELECT t.business_id FROM team_members t WHERE t.user_id = $2) AS member_of, \
+             (SELECT f.status FROM follows f WHERE f.business_id = $1 AND f.user_id = $2) \
+             AS follow_status \
+             FROM business_accounts b WHERE b.id = $1",
+            vec![business_id.into(), user_id.into()],
+        ))
+        .await?;
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    let member_of: Option<Uuid> = row.try_get("", "member_of")?;
+    Ok(Some(WriterContext {
+        status: row.try_get("", "status")?,
+        mode: row.try_get("", "mode")?,
+        member: member_of == Some(business_id),
+        follow: row.try_get("", "follow_status")?,
+    }))
+}
+
+/// The conversations of these pairs (those that exist), locked in id order until the
+/// transaction ends on PostgreSQL (SQLite has one writer), by pair.
+pub async fn pairs_for_update(
+    db: &impl ConnectionTrait,
+    pairs: impl IntoIterator<Item = (Uuid, Uuid)>,
+) -> AppResult<std::collections::HashMap<(Uuid, Uuid), conversations::Model>> {
+    let pairs: Vec<(Value, Value)> = pairs
+        .into_iter()
+        .map(|(business, user)| (business.into(), user.into()))
+        .collect();
+    if pairs.is_empty() {
+        return Ok(Default::default());
+    }
+    let backend = db.get_database_backend();
+    let mut query = conversations::Entity::find()
+        .filter(crate::db::bulk::pairs_in(
+            backend,
+            (
+                conversations::Column::BusinessId,
+                conversations::Column::UserId,
+            ),
+            (
+                sea_orm::sea_query::ArrayType::Uuid,
+                sea_orm::sea_query::ArrayType::Uuid,
+            ),
+            pairs,
+        ))
+        .order_by_asc(conversations::Column::Id);
+    if backend == DbBackend::Postgres {
+        query = query.lock_exclusive();
+    }
+    Ok(query
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|c| ((c.business_id, c.user_id), c))
+        .collect())
+}
+
+/// Inserts pairs' first conversation rows, skipping those a concurrent first message inserted
+/// (which waits for that one's transaction on PostgreSQL).
+pub async fn insert_new_many(
+    db: &impl ConnectionTrait,
+    rows: &[conversations::Model],
+) -> AppResult<()> {
+    crate::db::bulk::insert_all(
+        db,
+        rows.iter()
+            .map(|row| conversations::ActiveModel::from(row.clone()))
+            .collect(),
+        &[
+            conversations::Column::BusinessId,
+            conversations::Column::UserId,
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+/// A user message's share of its conversation row: the count, the activity (reopened).
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub id: Uuid,
+    pub inbound_count: i32,
+    pub last_inbound_at: DateTime<Utc>,
+    pub last_message_at: DateTime<Utc>,
+}
+
+/// Moves each conversation by its user message, with one statement on PostgreSQL.
+pub async fn received_many(db: &impl ConnectionTrait, moves: &[Received]) -> AppResult<()> {
+    if db.get_database_backend() != DbBackend::Postgres || moves.len() == 1 {
+        for moved in moves {
+            conversations::Entity::update_many()
+                .col_expr(
+                    conversations::Column::InboundCount,
+                    Expr::value(moved.inbound_count),
+                )
+                .col_expr(
+                    conversations::Column::Status,
+                    Expr::value(ConversationStatus::Open),
+                )
+                .col_expr(
+                    conversations::Column::LastInboundAt,
+                    Expr::value(moved.last_inbound_at),
+                )
+                .col_expr(
+                    conversations::Column::LastMessageAt,
+                    Expr::value(moved.last_message_at),
+                )
+                .filter(conversations::Column::Id.eq(moved.id))
+                .exec(db)
+                .await?;
+        }
+        return Ok(());
+    }
+    use sea_orm::sea_query::ArrayType;
+    let array = |ty: ArrayType, values: Vec<Value>| Value::Array(ty, Some(Box::new(values)));
+    db.execute_raw(statement(
+        db,
+        "UPDATE conversations AS c SET inbound_count = v.n, status = $5, \
+         last_inbound_at = v.inbound_at, last_message_at = v.message_at \
+         FROM unnest($1::uuid[], $2::int4[], $3::timestamptz[], $4::timestamptz[]) \
+         AS v(id, n, inbound_at, message_at) WHERE c.id = v.id",
+        vec![
+            array(ArrayType::Uuid, moves.iter().map(|m| m.id.into()).collect()),
+            array(
+                ArrayType::Int,
+                moves.iter().map(|m| m.inbound_count.into()).collect(),
+            ),
+            array(
+                ArrayType::ChronoDateTimeUtc,
+                moves.iter().map(|m| m.last_inbound_at.into()).collect(),
+            ),
+            array(
+                ArrayType::ChronoDateTimeUtc,
+                moves.iter().map(|m| m.last_message_at.into()).collect(),
+            ),
+            ConversationStatus::Open.as_str().into(),
+        ],
+    ))
+    .await?;
+    Ok(())
+}
+
+/// Inserts user messages with one statement.
+pub async fn insert_inbound_many<'a>(
+    db: &impl ConnectionTrait,
+    messages: impl Iterator<Item = &'a inbound_messages::Model>,
+) -> AppResult<()> {
+    crate::db::bulk::insert_all(
+        db,
+        messages
+            .map(|m| inbound_messages::ActiveModel::from(m.clone()))
+            .collect(),
+        &[],
+    )
+    .await?;
+    Ok(())
 }
 
 /// The conversation of a pair, if the user ever wrote.

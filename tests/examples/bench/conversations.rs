@@ -3,7 +3,8 @@
 //! - `inbound`: a demo business of `--inbound-users` followers (10,000) writes to itself: each of
 //!   `--connections` connections sends user messages back to back for `--duration` seconds, one
 //!   follower after another (each well under the default `INBOUND_PER_MINUTE`), with an endpoint
-//!   subscribed to `message.received`. It prints accepted user messages per second beside the
+//!   subscribed to `message.received`, after `--warmup` seconds of the same load (delivered,
+//!   then `ANALYZE`). It prints accepted user messages per second beside the
 //!   closed-loop send rate of the same run, how many `message.received` arrived during the load
 //!   and how long the rest took. Then the reply round trip at `--rtt-rate` conversations per
 //!   second: a user message accepted, its `message.received` at the receiver, the receiver's
@@ -35,6 +36,8 @@ pub struct ConversationArgs {
     pub inbound_users: u32,
     pub connections: usize,
     pub duration: Duration,
+    /// The inbound phase's warm-up before it measures (zero: none).
+    pub warmup: Duration,
     pub closed_rate: Option<f64>,
     pub rtt_rate: u32,
     pub audience: u32,
@@ -203,32 +206,23 @@ async fn write(
     ))
 }
 
-pub async fn inbound(app: &TestApp, args: &ConversationArgs) {
-    let demo = demo(app, args.inbound_users).await;
-    let tokens = Arc::new(tokens(app, &demo.users));
-    let http = reqwest::Client::builder()
-        .pool_max_idle_per_host(args.connections * 2)
-        .build()
-        .unwrap();
-    let (rx, url) = start_receiver().await;
-    register(
-        app,
-        &http,
-        &demo.owner_token,
-        &url,
-        &["message.received", "message.sent"],
-    )
-    .await;
-
-    // The closed loop.
-    let next = Arc::new(AtomicUsize::new(0));
-    let started = Instant::now();
-    let end = started + args.duration;
+/// `--connections` connections writing user messages back to back for `--duration` seconds
+/// (`args.warmup` when `warm`), one follower after another from `next`: the accepted messages'
+/// ids and how many were refused.
+async fn write_loop(
+    http: &reqwest::Client,
+    tokens: &Arc<Vec<String>>,
+    next: &Arc<AtomicUsize>,
+    app: &TestApp,
+    business: Uuid,
+    args: &ConversationArgs,
+    warm: bool,
+) -> (Vec<String>, usize) {
+    let end = Instant::now() + if warm { args.warmup } else { args.duration };
     let tasks: Vec<_> = (0..args.connections)
         .map(|_| {
             let (http, tokens, next) = (http.clone(), tokens.clone(), next.clone());
             let base = app.base.clone();
-            let business = demo.id;
             tokio::spawn(async move {
                 let (mut accepted, mut refused) = (Vec::new(), 0usize);
                 while Instant::now() < end {
@@ -249,6 +243,54 @@ pub async fn inbound(app: &TestApp, args: &ConversationArgs) {
         accepted.extend(a);
         refused += r;
     }
+    (accepted, refused)
+}
+
+pub async fn inbound(app: &TestApp, args: &ConversationArgs) {
+    let demo = demo(app, args.inbound_users).await;
+    let tokens = Arc::new(tokens(app, &demo.users));
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(args.connections * 2)
+        .build()
+        .unwrap();
+    let (rx, url) = start_receiver().await;
+    register(
+        app,
+        &http,
+        &demo.owner_token,
+        &url,
+        &["message.received", "message.sent"],
+    )
+    .await;
+
+    // The warm-up: the same load for `--warmup` seconds, its `message.received` delivered,
+    // then ANALYZE (as the send phases have it): the conversation tables start empty here, and
+    // PostgreSQL would keep each connection's plans made while they were (sequential scans).
+    let next = Arc::new(AtomicUsize::new(0));
+    if !args.warmup.is_zero() {
+        let (warm, _) = write_loop(&http, &tokens, &next, app, demo.id, args, true).await;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline && {
+            let received = rx.received.lock().unwrap();
+            !warm.iter().all(|id| received.contains_key(id))
+        } {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        app.core
+            .db
+            .execute_unprepared("ANALYZE")
+            .await
+            .expect("ANALYZE after the warm-up");
+        println!(
+            "\ninbound warm-up: {} user messages in {} s, delivered, then ANALYZE",
+            warm.len(),
+            args.warmup.as_secs()
+        );
+    }
+
+    // The closed loop.
+    let started = Instant::now();
+    let (accepted, refused) = write_loop(&http, &tokens, &next, app, demo.id, args, false).await;
     let ended = Instant::now();
     let elapsed = ended - started;
     let during = {
