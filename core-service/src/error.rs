@@ -43,6 +43,22 @@ impl AppError {
     pub fn internal(detail: impl Into<String>) -> Self {
         Self::new(ErrorCode::InternalError, detail)
     }
+
+    /// An idempotency key (or a client message id) that holds another request.
+    pub fn key_conflict() -> Self {
+        Self::new(
+            ErrorCode::IdempotencyKeyConflict,
+            "this Idempotency-Key was used for another request",
+        )
+    }
+
+    /// An idempotency key (or a client message id) whose request has not finished.
+    pub fn key_in_progress() -> Self {
+        Self::new(
+            ErrorCode::IdempotencyInProgress,
+            "a request with this Idempotency-Key is still being accepted",
+        )
+    }
 }
 
 impl From<proto::vocabulary::InvalidValue> for AppError {

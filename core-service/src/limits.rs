@@ -313,10 +313,9 @@ pub async fn take_each_in(
     if keys.is_empty() {
         return Ok(Vec::new());
     }
-    let backend = txn.get_database_backend();
     let stored: HashMap<String, i64> = rate_limits::Entity::find()
         .filter(crate::db::bulk::text_in(
-            backend,
+            txn.get_database_backend(),
             rate_limits::Column::Key,
             keys.iter().cloned(),
         ))
@@ -343,45 +342,20 @@ pub async fn take_each_in(
     if taken.is_empty() {
         return Ok(answers);
     }
-    if backend == sea_orm::DbBackend::Postgres {
-        use sea_orm::sea_query::ArrayType;
-        let array = |ty: ArrayType, values: Vec<sea_orm::Value>| {
-            sea_orm::Value::Array(ty, Some(Box::new(values)))
-        };
-        txn.execute_raw(sea_orm::Statement::from_sql_and_values(
-            backend,
-            "INSERT INTO rate_limits (key, value, expires_at_ms) \
-             SELECT k, v, v / 1000 FROM unnest($1::text[], $2::int8[]) AS t(k, v) \
-             ON CONFLICT (key) DO UPDATE SET value = excluded.value, \
-             expires_at_ms = excluded.expires_at_ms",
-            [
-                array(
-                    ArrayType::String,
-                    taken.iter().map(|(k, _)| k.clone().into()).collect(),
-                ),
-                array(
-                    ArrayType::BigInt,
-                    taken.iter().map(|(_, v)| (*v).into()).collect(),
-                ),
-            ],
-        ))
-        .await?;
-    } else {
-        rate_limits::Entity::insert_many(taken.into_iter().map(|(key, value)| {
-            rate_limits::ActiveModel {
+    crate::db::bulk::upsert_all(
+        txn,
+        taken
+            .into_iter()
+            .map(|(key, value)| rate_limits::ActiveModel {
                 key: Set(key),
                 value: Set(value),
                 expires_at_ms: Set(value / 1000),
-            }
-        }))
-        .on_conflict(
-            OnConflict::column(rate_limits::Column::Key)
-                .update_columns([rate_limits::Column::Value, rate_limits::Column::ExpiresAtMs])
-                .to_owned(),
-        )
-        .exec_without_returning(txn)
-        .await?;
-    }
+            })
+            .collect(),
+        &[rate_limits::Column::Key],
+        &[rate_limits::Column::Value, rate_limits::Column::ExpiresAtMs],
+    )
+    .await?;
     Ok(answers)
 }
 

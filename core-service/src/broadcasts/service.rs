@@ -22,8 +22,7 @@ use crate::error::{AppError, AppResult};
 use crate::messaging::content::{self, Category};
 use crate::messaging::rules::{require_active, require_live};
 use crate::messaging::service::{
-    IDEMPOTENCY_RETENTION, RawTiming, app_context, business_of, conflict, in_progress, mismatch,
-    require_scope,
+    IDEMPOTENCY_RETENTION, RawTiming, app_context, business_of, mismatch, require_scope,
 };
 use crate::state::Core;
 
@@ -235,8 +234,8 @@ async fn create(
             Ok((broadcast, false))
         }
         Created::Replay(broadcast) => Ok((broadcast, true)),
-        Created::Conflict => Err(conflict()),
-        Created::InProgress => Err(in_progress()),
+        Created::Conflict => Err(AppError::key_conflict()),
+        Created::InProgress => Err(AppError::key_in_progress()),
     }
 }
 

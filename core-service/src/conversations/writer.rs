@@ -125,7 +125,7 @@ pub fn replay(
     if existing.business_id == business_id && existing.body == text {
         Ok(existing)
     } else {
-        Err(crate::messaging::service::conflict())
+        Err(AppError::key_conflict())
     }
 }
 
@@ -234,7 +234,7 @@ impl Task {
                 continue;
             };
             if !store::try_lock_client_id(&txn, message.user_id, client_id).await? {
-                answers[i] = Some(Err(crate::messaging::service::in_progress()));
+                answers[i] = Some(Err(AppError::key_in_progress()));
             } else if let Some(existing) =
                 store::by_client_id(&txn, message.user_id, client_id).await?
             {

@@ -25,17 +25,34 @@ pub async fn insert_all<A>(
 where
     A: ActiveModelTrait + Send,
 {
+    upsert_all(db, rows, conflict, &[]).await
+}
+
+/// Inserts `rows` (each setting the same columns); a row that conflicts on `conflict` sets
+/// the `update` columns of the row it meets to its own (with no `update` columns it is
+/// skipped). Returns how many rows were written.
+pub async fn upsert_all<A>(
+    db: &impl ConnectionTrait,
+    rows: Vec<A>,
+    conflict: &[<A::Entity as EntityTrait>::Column],
+    update: &[<A::Entity as EntityTrait>::Column],
+) -> Result<u64, DbErr>
+where
+    A: ActiveModelTrait + Send,
+{
     if rows.is_empty() {
         return Ok(0);
     }
     if db.get_database_backend() != DbBackend::Postgres {
         let mut insert = <A::Entity as EntityTrait>::insert_many(rows);
         if !conflict.is_empty() {
-            insert = insert.on_conflict(
-                OnConflict::columns(conflict.iter().copied())
-                    .do_nothing()
-                    .to_owned(),
-            );
+            let mut on = OnConflict::columns(conflict.iter().copied());
+            if update.is_empty() {
+                on.do_nothing();
+            } else {
+                on.update_columns(update.iter().copied());
+            }
+            insert = insert.on_conflict(on);
         }
         return insert.exec_without_returning(db).await;
     }
@@ -53,7 +70,16 @@ where
             .map(|c| format!("\"{}\"", c.as_str()))
             .collect::<Vec<_>>()
             .join(", ");
-        sql.push_str(&format!(" ON CONFLICT ({target}) DO NOTHING"));
+        if update.is_empty() {
+            sql.push_str(&format!(" ON CONFLICT ({target}) DO NOTHING"));
+        } else {
+            let set = update
+                .iter()
+                .map(|c| format!("\"{0}\" = excluded.\"{0}\"", c.as_str()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            sql.push_str(&format!(" ON CONFLICT ({target}) DO UPDATE SET {set}"));
+        }
     }
     let done = db
         .execute_raw(Statement::from_sql_and_values(

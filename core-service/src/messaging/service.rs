@@ -271,20 +271,6 @@ pub(crate) fn request_hash(sender: &Sender, outgoing: &Outgoing, timing: &RawTim
     hex::encode(Sha256::digest(canonical.to_string().as_bytes()))
 }
 
-pub(crate) fn conflict() -> AppError {
-    AppError::new(
-        ErrorCode::IdempotencyKeyConflict,
-        "this Idempotency-Key was used for another request",
-    )
-}
-
-pub(crate) fn in_progress() -> AppError {
-    AppError::new(
-        ErrorCode::IdempotencyInProgress,
-        "a request with this Idempotency-Key is still being accepted",
-    )
-}
-
 /// What a key already holds decides before a later check refuses: a replay gets its id even
 /// if the recipient has unfollowed since or the business is at its limit (DESIGN's order).
 pub(crate) async fn earlier_answer(
@@ -302,9 +288,9 @@ pub(crate) async fn earlier_answer(
         return Err(refusal);
     };
     if existing.request_hash != claim.request_hash {
-        return Err(conflict());
+        return Err(AppError::key_conflict());
     }
-    existing.message_id.ok_or_else(in_progress)
+    existing.message_id.ok_or_else(AppError::key_in_progress)
 }
 
 /// A refusal before the write: the key's earlier answer, or the refusal; for a send decided
@@ -454,8 +440,8 @@ pub(crate) async fn accept(
         }
         Ok(Written::Replay(original)) => Ok(Answer::Accepted(original)),
         Ok(Written::Stale) => Ok(Answer::Stale),
-        Ok(Written::Conflict) => Err(conflict()),
-        Ok(Written::InProgress) => Err(in_progress()),
+        Ok(Written::Conflict) => Err(AppError::key_conflict()),
+        Ok(Written::InProgress) => Err(AppError::key_in_progress()),
         Ok(Written::RepliesLimited(wait)) => Err({
             crate::limits::count_refusal("conversation_replies");
             replies_limited(wait)
