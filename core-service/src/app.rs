@@ -168,6 +168,12 @@ impl CoreApp {
             let runner = crate::broadcasts::runner::Runner::new(core.clone());
             tokio::spawn(runner.run(cancel.clone()))
         });
+        // The user messages' writer stops after the server, whose calls in flight wait for it.
+        let intake_stop = CancellationToken::new();
+        let intake = tokio::spawn(crate::conversations::intake::run(
+            core.clone(),
+            intake_stop.clone(),
+        ));
         let mut server = tonic::transport::Server::builder();
         if let Some(tls) = &self.grpc_tls {
             server = server
@@ -247,6 +253,8 @@ impl CoreApp {
             .serve_with_incoming_shutdown(incoming(self.listener), cancel.clone().cancelled_owned())
             .await;
         cancel.cancel();
+        intake_stop.cancel();
+        let _ = intake.await;
         let _ = health_watch.await;
         let _ = janitor.await;
         let _ = sampler.await;

@@ -7,7 +7,7 @@ use sea_orm::DatabaseConnection;
 
 use crate::clock::SharedClock;
 use crate::config::{CoreConfig, LimitsConfig, TokenSettings, WebhookSettings};
-use crate::conversations::writer::{InboundSettings, InboundWriter};
+use crate::conversations::writer::InboundWriter;
 use crate::db::Tuning;
 use crate::limits::{Budget, Limiter};
 use crate::messaging::reader::ContextReader;
@@ -33,7 +33,7 @@ pub struct Core {
     pub send_reads: ContextReader,
     /// Group commit for accepted sends.
     pub sends: SendWriter,
-    /// Group commit for user messages.
+    /// The queue of user messages to their group-commit writer (`conversations/intake.rs`).
     pub inbound: InboundWriter,
     pub tokens: TokenSettings,
     pub limits: LimitsConfig,
@@ -71,18 +71,7 @@ impl Core {
             send_budget: Budget::new(Limiter::new(db.clone(), clock.clone())),
             sends: SendWriter::spawn(db.clone(), clock.clone(), writers),
             send_reads: ContextReader::spawn(db.clone(), writers),
-            inbound: InboundWriter::spawn(
-                db.clone(),
-                clock.clone(),
-                InboundSettings {
-                    rate: crate::limits::Rate::per(
-                        config.limits.inbound_per_minute,
-                        Duration::from_secs(60),
-                    ),
-                    window: chrono::TimeDelta::hours(i64::from(config.limits.service_window_hours)),
-                },
-                writers,
-            ),
+            inbound: InboundWriter::default(),
             webhook_wakeup: WebhookWakeup::new(db.clone(), tuning.shared),
             db,
             clock,

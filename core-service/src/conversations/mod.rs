@@ -10,6 +10,7 @@
 //! messages and messages sent through conversation routes.
 
 pub mod grpc;
+pub mod intake;
 pub mod service;
 pub mod store;
 pub mod writer;

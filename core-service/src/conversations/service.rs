@@ -85,7 +85,7 @@ pub struct UserMessage {
 /// A user writes to a business (DESIGN's order: shape, business, the replay of a client
 /// message id, who may write, the block, the per-user limit). The message, the conversation's
 /// update and `message.received` are one transaction, shared with other users' messages
-/// (`writer.rs`).
+/// (`intake.rs`).
 ///
 /// Errors: `invalid_request`, `business_not_found`, `idempotency_key_conflict`,
 /// `idempotency_in_progress`, `business_not_live`, `business_follow_required`,
@@ -133,8 +133,7 @@ pub async fn write(
         return Err(invalid("reply_to: not a message of this thread"));
     }
 
-    let (message, queued) = core
-        .inbound
+    core.inbound
         .write(Pending {
             business_id,
             user_id,
@@ -142,11 +141,7 @@ pub async fn write(
             text,
             reply_to,
         })
-        .await?;
-    if queued {
-        core.webhook_wakeup.wake();
-    }
-    Ok(message)
+        .await
 }
 
 /// Whether message `id` is one the user sees in their thread with the business: their own, or

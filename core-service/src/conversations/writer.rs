@@ -1,39 +1,19 @@
-//! Group commit for user messages, as `messaging/writer.rs` has it for sends: callers do
-//! `core.inbound.write(message).await` once the rules that need no lock have passed
-//! (`service::write`), and get their own answer; the writer gathers the user messages that
-//! arrived while the previous batch was being written and stores them in one transaction, the
-//! statements of which carry the whole batch (the conversations locked and moved, the limit
-//! rows, the messages, their `message.received` events and deliveries, the usage counters).
-//!
-//! A batch holds one message per (business, user) pair: a pair's next message (a retry of the
-//! same `client_message_id` among them) waits for the next batch, where it sees the first one
-//! committed. What is decided under the conversation's lock (the replay of a client message
-//! id, the block, the per-user limit, the `sequence`) is decided here, message by message, so
-//! one message's refusal never fails another's.
-//!
-//! The write runs in the writer's task, never in the caller's: a client that goes away cannot
-//! cancel a transaction half-way, and a message is acknowledged only after its commit.
+//! The queue of user messages to the group-commit writer (`intake.rs`), which `Core` holds:
+//! callers do `core.inbound.write(message).await` once the rules that need no lock have passed
+//! (`service::write`), and get their own answer after the commit of the batch that carried it.
+//! The intake's tasks take from the queue while the core serves: they need the whole core (the
+//! job streams that `message.received` deliveries are handed to), and the core holds this.
 
-use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 
-use chrono::{DateTime, TimeDelta, Utc};
-use proto::ErrorCode;
-use proto::vocabulary::{ConversationStatus, EventType};
-use sea_orm::{DatabaseConnection, TransactionTrait};
 use tokio::sync::{Mutex, mpsc, oneshot};
 use uuid::Uuid;
 
-use super::store;
-use crate::clock::{SharedClock, rfc3339};
-use crate::entities::{conversations, inbound_messages};
+use crate::entities::inbound_messages;
 use crate::error::{AppError, AppResult};
-use crate::events::NewEvent;
-use crate::limits::Rate;
-use crate::usage::Tally;
 
 /// The most user messages one transaction holds.
-const MAX_BATCH: usize = 256;
+pub const MAX_BATCH: usize = 256;
 
 /// A user message that passed the rules read without a lock, to be written.
 #[derive(Debug, Clone)]
@@ -46,51 +26,35 @@ pub struct Pending {
 }
 
 /// What writing one user message came to: the message (new, or the one its client message id
-/// already names) and whether deliveries were queued with it.
-pub type Written = AppResult<(inbound_messages::Model, bool)>;
+/// already names), or why it was refused.
+pub type Written = AppResult<inbound_messages::Model>;
 
-type Reply = oneshot::Sender<Written>;
+/// Where a message's answer goes.
+pub type Reply = oneshot::Sender<Written>;
 
-/// What the writer needs of the core's settings.
-#[derive(Debug, Clone, Copy)]
-pub struct InboundSettings {
-    /// `INBOUND_PER_MINUTE`, per (business, user).
-    pub rate: Rate,
-    /// `SERVICE_WINDOW_HOURS`: `message.received` says when the window closes.
-    pub window: TimeDelta,
-}
+/// The queue's receiving end, shared by the intake's tasks.
+pub type Queue = Arc<Mutex<mpsc::Receiver<(Pending, Reply)>>>;
 
 /// The handle callers use; cheap to clone.
 #[derive(Clone)]
 pub struct InboundWriter {
     tx: mpsc::Sender<(Pending, Reply)>,
+    rx: Queue,
+}
+
+impl Default for InboundWriter {
+    fn default() -> Self {
+        let (tx, rx) = mpsc::channel(MAX_BATCH * 8);
+        InboundWriter {
+            tx,
+            rx: Arc::new(Mutex::new(rx)),
+        }
+    }
 }
 
 impl InboundWriter {
-    /// Starts `writers` tasks sharing one queue: while one commits, the next gathers a batch.
-    pub fn spawn(
-        db: DatabaseConnection,
-        clock: SharedClock,
-        settings: InboundSettings,
-        writers: usize,
-    ) -> InboundWriter {
-        let (tx, rx) = mpsc::channel(MAX_BATCH * 8);
-        let rx = Arc::new(Mutex::new(rx));
-        for _ in 0..writers.max(1) {
-            let task = Task {
-                db: db.clone(),
-                clock: clock.clone(),
-                settings,
-                rx: rx.clone(),
-                carried: VecDeque::new(),
-            };
-            tokio::spawn(task.run());
-        }
-        InboundWriter { tx }
-    }
-
-    /// Stores one user message (or answers what its client message id holds) and answers
-    /// after the commit.
+    /// Queues one user message and answers after the commit that stores it (or after its
+    /// refusal).
     pub async fn write(&self, message: Pending) -> Written {
         let (reply, answer) = oneshot::channel();
         self.tx
@@ -99,20 +63,11 @@ impl InboundWriter {
             .map_err(|_| AppError::shutting_down())?;
         answer.await.map_err(|_| AppError::shutting_down())?
     }
-}
 
-/// The `message.received` event of a user message whose window is `window` long.
-pub fn received_data(window: TimeDelta, message: &inbound_messages::Model) -> serde_json::Value {
-    serde_json::json!({
-        "message_id": message.id,
-        "conversation_id": message.conversation_id,
-        "user_id": message.user_id,
-        "sequence": message.sequence,
-        "body": message.body,
-        "reply_to": message.reply_to,
-        "received_at": rfc3339(message.received_at),
-        "window_expires_at": rfc3339(message.received_at + window),
-    })
+    /// The receiving end, for the intake's tasks.
+    pub fn queue(&self) -> Queue {
+        self.rx.clone()
+    }
 }
 
 /// What a kept message with the same client id answers: the original (same business and
@@ -126,243 +81,5 @@ pub fn replay(
         Ok(existing)
     } else {
         Err(AppError::key_conflict())
-    }
-}
-
-fn blocked() -> AppError {
-    AppError::new(
-        ErrorCode::ConversationBlocked,
-        "this business does not accept your messages",
-    )
-}
-
-/// The per-user limit's key of a (business, user) pair.
-pub fn limit_key(business_id: Uuid, user_id: Uuid) -> String {
-    format!("inbound:{business_id}:{user_id}")
-}
-
-struct Task {
-    db: DatabaseConnection,
-    clock: SharedClock,
-    settings: InboundSettings,
-    rx: Arc<Mutex<mpsc::Receiver<(Pending, Reply)>>>,
-    /// Messages whose pair was already in the batch being written: they go in the next one.
-    carried: VecDeque<(Pending, Reply)>,
-}
-
-impl Task {
-    async fn run(mut self) {
-        let mut incoming = Vec::with_capacity(MAX_BATCH);
-        loop {
-            if self.carried.is_empty() {
-                let mut rx = self.rx.lock().await;
-                if rx.recv_many(&mut incoming, MAX_BATCH).await == 0 {
-                    return;
-                }
-                crate::batch::fill(&mut rx, &mut incoming, MAX_BATCH).await;
-            } else {
-                let room = MAX_BATCH.saturating_sub(self.carried.len());
-                if room > 0
-                    && let Ok(mut rx) = self.rx.try_lock()
-                {
-                    crate::batch::take_waiting(&mut rx, &mut incoming, room);
-                }
-            }
-            let mut batch = Vec::with_capacity(MAX_BATCH);
-            let mut pairs: HashSet<(Uuid, Uuid)> = HashSet::new();
-            let carried = std::mem::take(&mut self.carried);
-            for (message, reply) in carried.into_iter().chain(incoming.drain(..)) {
-                if reply.is_closed() && message.client_id.is_none() {
-                    // Nobody waits for it and nothing could replay it: not accepting is safe.
-                    continue;
-                }
-                if batch.len() < MAX_BATCH && pairs.insert((message.business_id, message.user_id)) {
-                    batch.push((message, reply));
-                } else {
-                    self.carried.push_back((message, reply));
-                }
-            }
-            if batch.is_empty() {
-                continue;
-            }
-            self.write(batch).await;
-        }
-    }
-
-    async fn write(&self, batch: Vec<(Pending, Reply)>) {
-        let (messages, replies): (Vec<Pending>, Vec<Reply>) = batch.into_iter().unzip();
-        match self.commit(&messages).await {
-            Ok(answers) => {
-                for (reply, answer) in replies.into_iter().zip(answers) {
-                    let _ = reply.send(answer);
-                }
-            }
-            Err(err) if messages.len() > 1 && err.code != ErrorCode::ServiceUnavailable => {
-                // The shared transaction failed: none of them is stored. Try each on its own so
-                // one bad message (or a deadlock victim) does not fail the others.
-                tracing::warn!(error = %err, messages = messages.len(), "user message batch failed; writing one by one");
-                for (message, reply) in messages.into_iter().zip(replies) {
-                    let answer = match self.commit(std::slice::from_ref(&message)).await {
-                        Ok(mut answers) => answers.pop().unwrap_or_else(|| {
-                            Err(AppError::internal("a user message left unanswered"))
-                        }),
-                        Err(err) => Err(err),
-                    };
-                    let _ = reply.send(answer);
-                }
-            }
-            Err(err) => {
-                // The database is away (or this was one message): each waiting request gets
-                // the answer now.
-                for reply in replies {
-                    let _ = reply.send(Err(err.clone()));
-                }
-            }
-        }
-    }
-
-    /// Writes `messages` (one per pair) in one transaction: each one's answer, or the failure
-    /// that stored none of them.
-    async fn commit(&self, messages: &[Pending]) -> AppResult<Vec<Written>> {
-        let now = self.clock.now();
-        let txn = self.db.begin().await?;
-        let mut answers: Vec<Option<Written>> = vec![None; messages.len()];
-
-        // The replay of a client message id, under its lock (another core may be writing it).
-        for (i, message) in messages.iter().enumerate() {
-            let Some(client_id) = message.client_id else {
-                continue;
-            };
-            if !store::try_lock_client_id(&txn, message.user_id, client_id).await? {
-                answers[i] = Some(Err(AppError::key_in_progress()));
-            } else if let Some(existing) =
-                store::by_client_id(&txn, message.user_id, client_id).await?
-            {
-                answers[i] =
-                    Some(replay(existing, message.business_id, &message.text).map(|m| (m, false)));
-            }
-        }
-
-        // The conversations, locked in a fixed order; a pair's first one created.
-        let open: Vec<usize> = (0..messages.len())
-            .filter(|&i| answers[i].is_none())
-            .collect();
-        let pair = |i: usize| (messages[i].business_id, messages[i].user_id);
-        let mut held = store::pairs_for_update(&txn, open.iter().map(|&i| pair(i))).await?;
-        let mut fresh: Vec<conversations::Model> = open
-            .iter()
-            .map(|&i| pair(i))
-            .filter(|p| !held.contains_key(p))
-            .map(|(business_id, user_id)| conversations::Model {
-                id: Uuid::now_v7(),
-                business_id,
-                user_id,
-                status: ConversationStatus::Open,
-                blocked: false,
-                label: None,
-                assigned_to: None,
-                inbound_count: 0,
-                business_read_seq: 0,
-                created_at: now,
-                last_message_at: now,
-                last_inbound_at: now,
-            })
-            .collect();
-        if !fresh.is_empty() {
-            fresh.sort_by_key(|c| (c.business_id, c.user_id));
-            store::insert_new_many(&txn, &fresh).await?;
-            // Those a concurrent first message created meanwhile are read as it committed them.
-            held.extend(
-                store::pairs_for_update(&txn, fresh.iter().map(|c| (c.business_id, c.user_id)))
-                    .await?,
-            );
-        }
-
-        // The block, then the per-user limit.
-        let mut limited = Vec::with_capacity(open.len());
-        for &i in &open {
-            match held.get(&pair(i)) {
-                None => {
-                    answers[i] = Some(Err(AppError::internal(
-                        "a conversation neither found nor created",
-                    )))
-                }
-                Some(conversation) if conversation.blocked => answers[i] = Some(Err(blocked())),
-                Some(_) => limited.push(i),
-            }
-        }
-        let keys: Vec<String> = limited
-            .iter()
-            .map(|&i| limit_key(messages[i].business_id, messages[i].user_id))
-            .collect();
-        let taken =
-            crate::limits::take_each_in(&txn, &keys, self.settings.rate, now.timestamp_micros())
-                .await?;
-
-        // The messages, their conversations' moves, their events and counts.
-        let mut tally = Tally::new();
-        let now_ms = now.timestamp_millis();
-        let mut accepted: Vec<(usize, inbound_messages::Model)> = Vec::new();
-        let mut moved: Vec<store::Received> = Vec::new();
-        let mut events: Vec<NewEvent> = Vec::new();
-        for (&i, taken) in limited.iter().zip(taken) {
-            let message = &messages[i];
-            if let Err(wait) = taken {
-                crate::limits::count_refusal("inbound_per_user");
-                answers[i] = Some(Err(AppError::retry_after(
-                    ErrorCode::RateLimited,
-                    wait,
-                    "INBOUND_PER_MINUTE: too many messages to this business",
-                )));
-                continue;
-            }
-            let conversation = &held[&pair(i)];
-            let last = (conversation.inbound_count > 0).then_some(conversation.last_inbound_at);
-            let at: DateTime<Utc> = store::receipt_time(now, last);
-            let kept = inbound_messages::Model {
-                id: Uuid::now_v7(),
-                conversation_id: conversation.id,
-                business_id: message.business_id,
-                user_id: message.user_id,
-                sequence: conversation.inbound_count + 1,
-                body: message.text.clone(),
-                reply_to: message.reply_to,
-                client_message_id: message.client_id,
-                received_at: at,
-            };
-            tally.received(message.business_id, now_ms);
-            if conversation.inbound_count == conversation.business_read_seq {
-                tally.unread_conversations(message.business_id, 1);
-            }
-            moved.push(store::Received {
-                id: conversation.id,
-                inbound_count: kept.sequence,
-                last_inbound_at: at,
-                last_message_at: Ord::max(conversation.last_message_at, at),
-            });
-            events.push(NewEvent {
-                business_id: message.business_id,
-                event_type: EventType::MessageReceived,
-                data: received_data(self.settings.window, &kept),
-                broadcast: false,
-            });
-            accepted.push((i, kept));
-        }
-        let mut queued = 0;
-        if !accepted.is_empty() {
-            store::received_many(&txn, &moved).await?;
-            store::insert_inbound_many(&txn, accepted.iter().map(|(_, m)| m)).await?;
-            queued = crate::events::record_many(&txn, events, now, &mut tally).await?;
-        }
-        tally.apply(&txn).await?;
-        txn.commit().await?;
-        metrics::counter!("messages_received_total").increment(accepted.len() as u64);
-        for (i, kept) in accepted {
-            answers[i] = Some(Ok((kept, queued > 0)));
-        }
-        Ok(answers
-            .into_iter()
-            .map(|a| a.unwrap_or_else(|| Err(AppError::internal("a user message left unanswered"))))
-            .collect())
     }
 }

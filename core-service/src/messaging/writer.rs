@@ -119,19 +119,9 @@ impl Task {
     async fn run(mut self) {
         let mut incoming = Vec::with_capacity(MAX_BATCH);
         loop {
-            if self.carried.is_empty() {
-                let mut rx = self.rx.lock().await;
-                if rx.recv_many(&mut incoming, MAX_BATCH).await == 0 {
-                    return;
-                }
-                crate::batch::fill(&mut rx, &mut incoming, MAX_BATCH).await;
-            } else {
-                let room = MAX_BATCH.saturating_sub(self.carried.len());
-                if room > 0
-                    && let Ok(mut rx) = self.rx.try_lock()
-                {
-                    crate::batch::take_waiting(&mut rx, &mut incoming, room);
-                }
+            let (carried, forever) = (self.carried.len(), std::future::pending());
+            if !crate::batch::gather(&self.rx, carried, &mut incoming, MAX_BATCH, forever).await {
+                return;
             }
             let mut batch: Vec<(NewSend, Reply)> = Vec::with_capacity(MAX_BATCH);
             let mut keys: HashSet<(Uuid, String)> = HashSet::new();
