@@ -250,53 +250,6 @@ pub async fn pair(
         .await?)
 }
 
-/// Inserts a pair's first conversation row unless a concurrent first message did; returns
-/// whether it inserted.
-pub async fn insert_new(db: &impl ConnectionTrait, row: &conversations::Model) -> AppResult<bool> {
-    let inserted = conversations::Entity::insert(conversations::ActiveModel::from(row.clone()))
-        .on_conflict(
-            sea_orm::sea_query::OnConflict::columns([
-                conversations::Column::BusinessId,
-                conversations::Column::UserId,
-            ])
-            .do_nothing()
-            .to_owned(),
-        )
-        .exec_without_returning(db)
-        .await;
-    match inserted {
-        Ok(rows) => Ok(rows > 0),
-        Err(sea_orm::DbErr::RecordNotInserted) => Ok(false),
-        Err(err) => Err(err.into()),
-    }
-}
-
-/// A user message's share of its conversation row: the count, the activity, reopened.
-pub async fn received(
-    db: &impl ConnectionTrait,
-    conversation: &conversations::Model,
-    at: DateTime<Utc>,
-) -> AppResult<()> {
-    conversations::Entity::update_many()
-        .col_expr(
-            conversations::Column::InboundCount,
-            Expr::value(conversation.inbound_count + 1),
-        )
-        .col_expr(
-            conversations::Column::Status,
-            Expr::value(ConversationStatus::Open),
-        )
-        .col_expr(conversations::Column::LastInboundAt, Expr::value(at))
-        .col_expr(
-            conversations::Column::LastMessageAt,
-            Expr::value(Ord::max(conversation.last_message_at, at)),
-        )
-        .filter(conversations::Column::Id.eq(conversation.id))
-        .exec(db)
-        .await?;
-    Ok(())
-}
-
 /// The time of a user message received at `now` after one received at `last`: never before
 /// it, so receipt order is `sequence` order.
 pub fn receipt_time(now: DateTime<Utc>, last: Option<DateTime<Utc>>) -> DateTime<Utc> {
@@ -304,16 +257,6 @@ pub fn receipt_time(now: DateTime<Utc>, last: Option<DateTime<Utc>>) -> DateTime
         Some(last) if last >= now => last + TimeDelta::microseconds(1),
         _ => now,
     }
-}
-
-pub async fn insert_inbound(
-    db: &impl ConnectionTrait,
-    message: &inbound_messages::Model,
-) -> AppResult<()> {
-    inbound_messages::ActiveModel::from(message.clone())
-        .insert(db)
-        .await?;
-    Ok(())
 }
 
 /// The user's message with this client id, if it is kept.
