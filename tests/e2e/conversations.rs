@@ -15,6 +15,16 @@ use crate::harness::{TestApp, eventually};
 pub const BIZ: &str = "+14155550100";
 pub const FAN: &str = "+14155550201";
 
+/// A stack whose `INBOUND_PER_MINUTE` is `n`.
+fn inbound_per_minute(n: u32) -> crate::harness::Options {
+    crate::harness::Options {
+        configure: Some(std::sync::Arc::new(move |c| {
+            c.limits.inbound_per_minute = n
+        })),
+        ..Default::default()
+    }
+}
+
 /// The user with `token` writes `text` to `business`.
 pub async fn write(
     app: &TestApp,
@@ -378,10 +388,7 @@ e2e!(
 
 e2e!(
     many_followers_writing_at_once_each_get_their_own_answer,
-    crate::harness::Options {
-        configure: Some(std::sync::Arc::new(|c| c.limits.inbound_per_minute = 2)),
-        ..Default::default()
-    },
+    inbound_per_minute(2),
     |app| async move {
         // User messages are written together (one transaction for those that arrive at once):
         // each one's refusal is its own, each new pair gets its conversation, the counts hold.
@@ -437,10 +444,7 @@ e2e!(
 
 e2e!(
     the_per_user_limit_refuses_with_retry_after,
-    crate::harness::Options {
-        configure: Some(std::sync::Arc::new(|c| c.limits.inbound_per_minute = 3)),
-        ..Default::default()
-    },
+    inbound_per_minute(3),
     |app| async move {
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         let (_, fan) = follower(&app, &biz, FAN, false).await;

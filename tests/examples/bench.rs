@@ -702,21 +702,30 @@ async fn warm_up(app: &TestApp, load: Arc<Load>, arrivals: &Arrivals, args: &Arg
     while arrivals.log.lock().unwrap().len() - before < expected && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    let settled = settle(app).await;
+    println!(
+        "\nwarm-up: {} sends in {} s, their webhooks delivered, then {settled}",
+        result.accepted.len(),
+        args.warmup,
+    );
+}
+
+/// After a warm-up: `ANALYZE`, and on PostgreSQL a `CHECKPOINT` when the bench's role may
+/// (every run's phases start just after one, so one that falls inside a phase, and the
+/// full-page writes after it, does not make one run cost more than another). Says what ran.
+pub async fn settle(app: &TestApp) -> &'static str {
     app.core
         .db
         .execute_unprepared("ANALYZE")
         .await
         .expect("ANALYZE after the warm-up");
-    // Every run's phases start just after a checkpoint, so one that falls inside a phase (and
-    // the full-page writes after it) does not make one run cost more than another.
     let checkpoint = app.core.db.get_database_backend() == sea_orm::DbBackend::Postgres
         && app.core.db.execute_unprepared("CHECKPOINT").await.is_ok();
-    println!(
-        "\nwarm-up: {} sends in {} s, their webhooks delivered, then ANALYZE{}",
-        result.accepted.len(),
-        args.warmup,
-        if checkpoint { " and CHECKPOINT" } else { "" }
-    );
+    if checkpoint {
+        "ANALYZE and CHECKPOINT"
+    } else {
+        "ANALYZE"
+    }
 }
 
 async fn report(

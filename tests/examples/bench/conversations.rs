@@ -264,7 +264,7 @@ pub async fn inbound(app: &TestApp, args: &ConversationArgs) {
     .await;
 
     // The warm-up: the same load for `--warmup` seconds, its `message.received` delivered,
-    // then ANALYZE (as the send phases have it): the conversation tables start empty here, and
+    // then ANALYZE and CHECKPOINT (as the send phases have it): the conversation tables start empty here, and
     // PostgreSQL would keep each connection's plans made while they were (sequential scans).
     let next = Arc::new(AtomicUsize::new(0));
     if !args.warmup.is_zero() {
@@ -276,13 +276,9 @@ pub async fn inbound(app: &TestApp, args: &ConversationArgs) {
         } {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        app.core
-            .db
-            .execute_unprepared("ANALYZE")
-            .await
-            .expect("ANALYZE after the warm-up");
+        let settled = crate::settle(app).await;
         println!(
-            "\ninbound warm-up: {} user messages in {} s, delivered, then ANALYZE",
+            "\ninbound warm-up: {} user messages in {} s, delivered, then {settled}",
             warm.len(),
             args.warmup.as_secs()
         );
