@@ -4,6 +4,7 @@ use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 use futures::future::BoxFuture;
+use uuid::Uuid;
 
 /// The source of "now" for every time-dependent rule (expiry, cooldowns, limits).
 pub trait Clock: Send + Sync + 'static {
@@ -71,10 +72,56 @@ impl Clock for ManualClock {
     }
 }
 
+/// A UUIDv7 made at `at`: its first 48 bits are `at` in Unix milliseconds, the rest random.
+///
+/// Rows the purge ages by their creation (messages, events, webhook deliveries) take their id
+/// from the clock that stamps their `created_at`, so that walking the primary key up to
+/// [`ids_before`] visits exactly the rows made before a time and no index on `created_at` is
+/// needed.
+pub fn id_at(at: DateTime<Utc>) -> Uuid {
+    let ms = u64::try_from(at.timestamp_millis()).unwrap_or(0);
+    Uuid::new_v7(uuid::Timestamp::from_unix(
+        uuid::NoContext,
+        ms / 1000,
+        (ms % 1000) as u32 * 1_000_000,
+    ))
+}
+
+/// The least id [`id_at`] can give at `at`'s millisecond or later: the ids made before that
+/// millisecond are exactly those below it.
+pub fn ids_before(at: DateTime<Utc>) -> Uuid {
+    Uuid::from_u128(u128::from(u64::try_from(at.timestamp_millis()).unwrap_or(0)) << 80)
+}
+
 /// A shared clock.
 pub type SharedClock = Arc<dyn Clock>;
 
 /// RFC 3339 in UTC with millisecond precision and a `Z`, the format of every time on the wire.
 pub fn rfc3339(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_made_before_a_millisecond_sort_below_its_bound_and_later_ones_above() {
+        let at = DateTime::parse_from_rfc3339("2026-11-29T12:00:00.250Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let bound = ids_before(at);
+        let ms = TimeDelta::milliseconds(1);
+        for _ in 0..100 {
+            assert!(id_at(at - ms) < bound);
+            assert!(id_at(at) >= bound);
+            assert!(id_at(at + TimeDelta::microseconds(999)) >= bound);
+        }
+        let id = id_at(at);
+        assert_eq!(id.get_version_num(), 7);
+        let (secs, nanos) = id.get_timestamp().unwrap().to_unix();
+        assert_eq!((secs, nanos), (at.timestamp() as u64, 250_000_000));
+        // Ids of one millisecond still differ.
+        assert_ne!(id_at(at), id_at(at));
+    }
 }

@@ -247,3 +247,42 @@ e2e!(
             .assert_ok(200);
     }
 );
+
+e2e!(
+    messages_events_and_deliveries_take_their_ids_from_the_time_that_ages_them,
+    |app| async move {
+        use core_service::entities::{events, inbound_messages, messages, webhook_deliveries};
+        use sea_orm::EntityTrait;
+        // The purge walks these four by primary key up to the least id of its cutoff: an id
+        // must carry the core's time (the injected clock, an hour ahead of the wall clock
+        // here), not the wall clock's.
+        app.clock.advance(HOUR);
+        let receiver = Receiver::start().await;
+        one_of_everything(&app, &receiver, 6).await;
+        attempts_reported(&app, 1).await;
+        let ms = |id: uuid::Uuid| {
+            let (secs, nanos) = id.get_timestamp().expect("a UUIDv7").to_unix();
+            secs as i64 * 1000 + i64::from(nanos / 1_000_000)
+        };
+        let db = &app.core.db;
+        let mut stamped = Vec::new();
+        for m in messages::Entity::find().all(db).await.unwrap() {
+            stamped.push(("message", ms(m.id), m.created_at.timestamp_millis()));
+        }
+        for m in inbound_messages::Entity::find().all(db).await.unwrap() {
+            stamped.push(("user message", ms(m.id), m.received_at.timestamp_millis()));
+        }
+        for e in events::Entity::find().all(db).await.unwrap() {
+            stamped.push(("event", ms(e.id), e.created_at.timestamp_millis()));
+        }
+        for d in webhook_deliveries::Entity::find().all(db).await.unwrap() {
+            stamped.push(("delivery", ms(d.id), d.created_at.timestamp_millis()));
+        }
+        for kind in ["message", "user message", "event", "delivery"] {
+            assert!(stamped.iter().any(|(k, ..)| *k == kind), "{stamped:?}");
+        }
+        for (kind, id_ms, created_ms) in &stamped {
+            assert_eq!(id_ms, created_ms, "{kind}: {stamped:?}");
+        }
+    }
+);

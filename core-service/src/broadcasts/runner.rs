@@ -275,7 +275,7 @@ fn message(
     now: chrono::DateTime<chrono::Utc>,
 ) -> messages::Model {
     messages::Model {
-        id: Uuid::now_v7(),
+        id: crate::clock::id_at(now),
         business_id: broadcast.business_id,
         source: MessageSource::Broadcast,
         app_id: broadcast.app_id,

@@ -259,7 +259,8 @@ impl Task {
             let last = (conversation.inbound_count > 0).then_some(conversation.last_inbound_at);
             let at: DateTime<Utc> = store::receipt_time(now, last);
             let kept = inbound_messages::Model {
-                id: Uuid::now_v7(),
+                // Aged by `received_at`: see `clock::id_at`.
+                id: crate::clock::id_at(at),
                 conversation_id: conversation.id,
                 business_id: message.business_id,
                 user_id: message.user_id,

@@ -129,7 +129,7 @@ pub fn plan(
             DELIVERY_CLASS
         };
         let event = events::Model {
-            id: Uuid::now_v7(),
+            id: crate::clock::id_at(now),
             business_id: e.business_id,
             event_type: e.event_type,
             data: e.data.to_string(),
@@ -183,7 +183,8 @@ pub(crate) fn delivery(
     class: i32,
 ) -> webhook_deliveries::Model {
     webhook_deliveries::Model {
-        id: Uuid::now_v7(),
+        // Aged by `created_at` (the event's time): see `clock::id_at`.
+        id: crate::clock::id_at(event.created_at),
         webhook_id: endpoint.id,
         business_id: endpoint.business_id,
         event_id: event.id,

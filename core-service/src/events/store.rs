@@ -121,7 +121,7 @@ async fn insert_event(
     now: DateTime<Utc>,
 ) -> AppResult<events::Model> {
     let mut rows = vec![events::Model {
-        id: Uuid::now_v7(),
+        id: crate::clock::id_at(now),
         business_id,
         event_type,
         data: data.to_string(),

@@ -382,7 +382,8 @@ pub(crate) async fn accept(
         return refused(core, &sender, key.as_ref(), refusal).await;
     }
 
-    let id = Uuid::now_v7();
+    // Aged by `created_at`: see `clock::id_at`.
+    let id = crate::clock::id_at(now);
     let outgoing_category = outgoing.category.as_str();
     let service_limit =
         (outgoing.category == Category::Service && thread.is_none()).then(|| store::ServiceLimit {

@@ -121,6 +121,10 @@ async fn purge_classes(core: &Core, cancel: &CancellationToken) -> Result<Purged
 enum Age {
     /// A timestamp this many days back; 0 keeps the class forever.
     Days(u32),
+    /// Rows whose id is made from the time that ages them (`clock::id_at`): a timestamp this many
+    /// days back and the least id made then (`clock::ids_before`), so the batch walks the
+    /// primary key; 0 keeps the class forever.
+    DaysById(u32),
     /// Unix milliseconds this many hours back.
     Hours(u32),
     /// Refresh families: a timestamp and Unix milliseconds this many days back.
@@ -137,15 +141,17 @@ fn class_batch(r: &RetentionConfig, class: &str) -> (Batch, Age) {
         children,
         counted: None,
     };
-    let decided = "created_at < $1 AND status IN ('delivered', 'failed', 'canceled')";
+    // `id < $2` bounds the primary key's range the batch walks; `created_at < $1` is what
+    // decides (the same rows for every id the core made).
+    let decided = "id < $2 AND created_at < $1 AND status IN ('delivered', 'failed', 'canceled')";
     let expired = "expires_at_ms < $1";
     match class {
         "messages" => (
             Batch {
                 counted: Some(Counted::Messages),
-                ..batch("messages", "id", decided, "created_at", &[])
+                ..batch("messages", "id", decided, "id", &[])
             },
-            Age::Days(r.retention_messages_days),
+            Age::DaysById(r.retention_messages_days),
         ),
         // The users' own messages follow the messages' retention.
         "received" => (
@@ -154,12 +160,12 @@ fn class_batch(r: &RetentionConfig, class: &str) -> (Batch, Age) {
                 ..batch(
                     "inbound_messages",
                     "id",
-                    "received_at < $1",
-                    "received_at",
+                    "id < $2 AND received_at < $1",
+                    "id",
                     &[],
                 )
             },
-            Age::Days(r.retention_messages_days),
+            Age::DaysById(r.retention_messages_days),
         ),
         "inbox" => (
             batch(
@@ -172,8 +178,8 @@ fn class_batch(r: &RetentionConfig, class: &str) -> (Batch, Age) {
             Age::Days(r.retention_inbox_days),
         ),
         "events" => (
-            batch("events", "id", "created_at < $1", "created_at", &[]),
-            Age::Days(r.retention_events_days),
+            batch("events", "id", "id < $2 AND created_at < $1", "id", &[]),
+            Age::DaysById(r.retention_events_days),
         ),
         "deliveries" => (
             Batch {
@@ -181,12 +187,12 @@ fn class_batch(r: &RetentionConfig, class: &str) -> (Batch, Age) {
                 ..batch(
                     "webhook_deliveries",
                     "id",
-                    "created_at < $1 AND status IN ('succeeded', 'failed')",
-                    "created_at",
+                    "id < $2 AND created_at < $1 AND status IN ('succeeded', 'failed')",
+                    "id",
                     &[("webhook_attempts", "delivery_id")],
                 )
             },
-            Age::Days(r.retention_deliveries_days),
+            Age::DaysById(r.retention_deliveries_days),
         ),
         "idempotency_keys" => (
             // Two-column key: deleted by the pair.
@@ -236,8 +242,12 @@ async fn purge_batch(core: &Core, class: &str) -> Result<Option<u64>, DbErr> {
     let (batch, age) = class_batch(&core.retention, class);
     let at = |ms: i64| chrono::DateTime::from_timestamp_millis(ms).unwrap_or_default();
     let values: Vec<Value> = match age {
-        Age::Days(0) => return Ok(None),
+        Age::Days(0) | Age::DaysById(0) => return Ok(None),
         Age::Days(days) => vec![at(now_ms - i64::from(days) * DAY_MS).into()],
+        Age::DaysById(days) => {
+            let cutoff = at(now_ms - i64::from(days) * DAY_MS);
+            vec![cutoff.into(), crate::clock::ids_before(cutoff).into()]
+        }
         Age::Hours(hours) => vec![(now_ms - i64::from(hours) * HOUR_MS).into()],
         Age::DaysBoth(days) => {
             let cutoff = now_ms - i64::from(days) * DAY_MS;

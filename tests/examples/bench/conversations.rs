@@ -491,8 +491,9 @@ pub async fn reads(app: &TestApp, args: &ConversationArgs) {
                 tally.unread_conversations(demo.id, 1);
             }
             for s in 1..=n {
+                let received_at = last - TimeDelta::seconds(i64::from(n - s));
                 messages.push(inbound_messages::ActiveModel {
-                    id: Set(Uuid::now_v7()),
+                    id: Set(core_service::clock::id_at(received_at)),
                     conversation_id: Set(id),
                     business_id: Set(demo.id),
                     user_id: Set(*user),
@@ -500,7 +501,7 @@ pub async fn reads(app: &TestApp, args: &ConversationArgs) {
                     body: Set("Is my order on its way?".into()),
                     reply_to: Set(None),
                     client_message_id: Set(None),
-                    received_at: Set(last - TimeDelta::seconds(i64::from(n - s))),
+                    received_at: Set(received_at),
                 });
             }
         }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use chrono::{TimeDelta, Utc};
+use core_service::clock::id_at;
 use proto::v1 as pb;
 use proto::vocabulary::{
     Category, DeliveryStatus, EventType, FailureReason, MessageSource, MessageStatus,
@@ -193,7 +194,8 @@ async fn seed_messages(app: &TestApp, demo: &Demo, args: &ReadArgs) {
             let (user, phone) = &recipients[i as usize % recipients.len()];
             let category = CATEGORIES[(i % 10).min(3) as usize];
             let delivered = i % 10 != 9;
-            let id = Uuid::now_v7();
+            // Made as the core makes them: the purge walks them by id (`clock::id_at`).
+            let id = id_at(created_at);
             messages.push(messages::ActiveModel {
                 id: Set(id),
                 business_id: Set(demo.id),
@@ -227,10 +229,10 @@ async fn seed_messages(app: &TestApp, demo: &Demo, args: &ReadArgs) {
                 EventType::MessageFailed
             };
             deliveries.push(webhook_deliveries::ActiveModel {
-                id: Set(Uuid::now_v7()),
+                id: Set(id_at(completed_at)),
                 webhook_id: Set(webhook_id),
                 business_id: Set(demo.id),
-                event_id: Set(Uuid::now_v7()),
+                event_id: Set(id_at(completed_at)),
                 event_type: Set(event_type),
                 data: Set(format!(r#"{{"message_send_id":"{id}"}}"#)),
                 status: Set(if succeeded {
