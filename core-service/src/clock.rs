@@ -1,5 +1,6 @@
 //! Time as a dependency: every rule reads the time from a [`Clock`], so tests can move it.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
@@ -72,20 +73,53 @@ impl Clock for ManualClock {
     }
 }
 
-/// A UUIDv7 made at `at`: its first 48 bits are `at` in Unix milliseconds, the rest random.
+/// A UUIDv7 made at `at`: its first 48 bits are `at` in Unix milliseconds, then a counter
+/// and random bits.
 ///
-/// Rows the purge ages by their creation (messages, events, webhook deliveries) take their id
-/// from the clock that stamps their `created_at`, so that walking the primary key up to
-/// [`ids_before`] visits exactly the rows made before a time and no index on `created_at` is
-/// needed.
+/// Rows the purge ages by their creation (messages, users' messages, events, webhook
+/// deliveries) take their id from the clock that stamps them, so that walking the primary key
+/// up to [`ids_before`] visits exactly the rows made before a time and no index of that time
+/// is needed. Ids made by this process at one millisecond count up, as `Uuid::now_v7`'s do, so
+/// rows stamped with the same time still sort in the order they were made (lists ordered by
+/// time, then id, rely on it).
 pub fn id_at(at: DateTime<Utc>) -> Uuid {
     let ms = u64::try_from(at.timestamp_millis()).unwrap_or(0);
-    Uuid::new_v7(uuid::Timestamp::from_unix(
-        uuid::NoContext,
+    let counter = {
+        let mut counters = ID_COUNTERS.lock().unwrap_or_else(|e| e.into_inner());
+        match counters.get_mut(&ms) {
+            Some(count) if *count + 1 < 1 << ID_COUNTER_BITS => {
+                *count += 1;
+                *count
+            }
+            _ => {
+                // A millisecond's first id starts its counter at a random point of the lower
+                // half.
+                let start = rand::random::<u64>() >> (64 - ID_COUNTER_BITS + 1);
+                counters.insert(ms, start);
+                if counters.len() > ID_MILLISECONDS_KEPT {
+                    counters.pop_first();
+                }
+                start
+            }
+        }
+    };
+    Uuid::new_v7(uuid::Timestamp::from_unix_time(
         ms / 1000,
         (ms % 1000) as u32 * 1_000_000,
+        u128::from(counter),
+        ID_COUNTER_BITS,
     ))
 }
+
+/// Bits of [`id_at`]'s counter (the rest of the id after its time and version is random).
+const ID_COUNTER_BITS: u8 = 42;
+
+/// The counters of the latest milliseconds [`id_at`] made ids at (one clock's time moves
+/// forward; a test process holds many clocks, each at its own time).
+static ID_COUNTERS: Mutex<BTreeMap<u64, u64>> = Mutex::new(BTreeMap::new());
+
+/// Milliseconds whose counters [`id_at`] keeps.
+const ID_MILLISECONDS_KEPT: usize = 4096;
 
 /// The least id [`id_at`] can give at `at`'s millisecond or later: the ids made before that
 /// millisecond are exactly those below it.
@@ -121,7 +155,16 @@ mod tests {
         assert_eq!(id.get_version_num(), 7);
         let (secs, nanos) = id.get_timestamp().unwrap().to_unix();
         assert_eq!((secs, nanos), (at.timestamp() as u64, 250_000_000));
-        // Ids of one millisecond still differ.
-        assert_ne!(id_at(at), id_at(at));
+        // Ids of one millisecond count up in the order they are made.
+        let made: Vec<Uuid> = (0..1000).map(|_| id_at(at)).collect();
+        assert!(made.windows(2).all(|w| w[0] < w[1]));
+        assert!(
+            made.iter()
+                .all(|id| *id >= bound && *id < ids_before(at + ms))
+        );
+        // So do another millisecond's, made between them.
+        let (a, b, c) = (id_at(at - ms), id_at(at + ms), id_at(at - ms));
+        assert!(a < c && c < bound && b >= ids_before(at + ms));
+        assert!(id_at(at) > made[999]);
     }
 }
