@@ -13,6 +13,7 @@ const FILES: &[&str] = &[
     "bm/v1/messaging.proto",
     "bm/v1/broadcasts.proto",
     "bm/v1/conversations.proto",
+    "bm/v1/templates.proto",
     "bm/v1/webhooks.proto",
     "bm/v1/jobs.proto",
     "bm/v1/qr.proto",

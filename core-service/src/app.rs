@@ -29,6 +29,7 @@ use crate::qr::grpc::QrGrpc;
 use crate::secrets::Keys;
 use crate::sms::{HttpSms, LogSms, SmsSender};
 use crate::state::Core;
+use crate::templates::grpc::TemplateGrpc;
 use crate::webhooks::grpc::{JobGrpc, WebhookGrpc};
 
 /// Replacements for the outside world, for tests and embedding.
@@ -232,6 +233,9 @@ impl CoreApp {
                     UserConversationGrpc { core: core.clone() },
                 ),
             )
+            .add_service(pb::template_service_server::TemplateServiceServer::new(
+                TemplateGrpc { core: core.clone() },
+            ))
             .add_service(pb::webhook_service_server::WebhookServiceServer::new(
                 WebhookGrpc { core: core.clone() },
             ))
@@ -282,6 +286,7 @@ pub const SERVICE_NAMES: &[&str] = &[
     <pb::broadcast_service_server::BroadcastServiceServer<BroadcastGrpc> as tonic::server::NamedService>::NAME,
     <pb::conversation_service_server::ConversationServiceServer<ConversationGrpc> as tonic::server::NamedService>::NAME,
     <pb::user_conversation_service_server::UserConversationServiceServer<UserConversationGrpc> as tonic::server::NamedService>::NAME,
+    <pb::template_service_server::TemplateServiceServer<TemplateGrpc> as tonic::server::NamedService>::NAME,
     <pb::webhook_service_server::WebhookServiceServer<WebhookGrpc> as tonic::server::NamedService>::NAME,
     <pb::webhook_job_service_server::WebhookJobServiceServer<JobGrpc> as tonic::server::NamedService>::NAME,
     <pb::grant_service_server::GrantServiceServer<GrantGrpc> as tonic::server::NamedService>::NAME,

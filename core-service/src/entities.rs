@@ -18,6 +18,9 @@ pub mod users {
         pub display_name: Option<String>,
         /// Whether businesses see when the user read their messages.
         pub read_receipts: bool,
+        /// The user's own language (a canonical BCP 47 tag): which variant of a template a
+        /// business they follow sends them.
+        pub language: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -258,6 +261,8 @@ pub mod messages {
         pub conversation_id: Option<Uuid>,
         /// A conversation message's `reply_to`: a message of the thread.
         pub reply_to: Option<Uuid>,
+        /// What a templated message was rendered from: `{"id", "name", "version", "locale"}`.
+        pub template: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -547,6 +552,9 @@ pub mod broadcasts {
         pub not_created: i64,
         pub delivered: i64,
         pub failed: i64,
+        /// A templated broadcast's template request (`{"name", "version"?, "variables",
+        /// "locale"?}`), rendered for each recipient; null otherwise.
+        pub template: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -650,6 +658,58 @@ pub mod read_marks {
         pub up_to_id: Uuid,
         pub read_at: DateTimeUtc,
         pub receipts: bool,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod templates {
+    use proto::vocabulary::{Category, TemplateStatus};
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "templates")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub business_id: Uuid,
+        /// Unique in the business for ever.
+        pub name: String,
+        /// `utility` or `marketing`; never changes.
+        pub category: Category,
+        pub status: TemplateStatus,
+        /// The newest version's number.
+        pub version: i32,
+        pub created_at: DateTimeUtc,
+        pub updated_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod template_versions {
+    use sea_orm::entity::prelude::*;
+
+    /// One version of a template, as it was made; never changed.
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "template_versions")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub template_id: Uuid,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub version: i32,
+        /// `{"<name>": {"max_length"}}`, canonical JSON.
+        pub variables: String,
+        /// `{"<locale>": {"body"} | {"message_content"}}`, canonical JSON.
+        pub variants: String,
+        pub default_locale: String,
+        pub created_at: DateTimeUtc,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

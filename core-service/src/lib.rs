@@ -29,6 +29,7 @@ pub mod secrets;
 pub mod sms;
 pub mod state;
 pub mod telemetry;
+pub mod templates;
 pub mod usage;
 pub mod webhooks;
 

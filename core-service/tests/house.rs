@@ -391,6 +391,7 @@ fn floor(module: &str) -> u32 {
         | "crate::webhooks"
         | "crate::consent"
         | "crate::conversations"
+        | "crate::templates"
         | "crate::qr"
         | "crate::grants"
         | "crate::apps"

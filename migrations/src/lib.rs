@@ -23,6 +23,7 @@ mod m20261130_000014_integrator;
 mod m20261201_000015_conversations;
 mod m20261202_000016_what_was_sent;
 mod m20261203_000017_purge_by_id;
+mod m20261204_000018_templates;
 
 pub struct Migrator;
 
@@ -47,6 +48,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000015_conversations::Migration),
             Box::new(m20261202_000016_what_was_sent::Migration),
             Box::new(m20261203_000017_purge_by_id::Migration),
+            Box::new(m20261204_000018_templates::Migration),
         ]
     }
 }

@@ -65,6 +65,10 @@ catalogue! {
     UserInAnotherBusiness = "user_in_another_business", InvalidArgument, 400;
     CannotRemoveOwner = "cannot_remove_owner", InvalidArgument, 400;
     TeamMemberNotFound = "team_member_not_found", InvalidArgument, 400;
+    TemplateCategoryMismatch = "template_category_mismatch", InvalidArgument, 400;
+    TemplateVariableMissing = "template_variable_missing", InvalidArgument, 400;
+    TemplateVariableUnknown = "template_variable_unknown", InvalidArgument, 400;
+    TemplateVariableInvalid = "template_variable_invalid", InvalidArgument, 400;
     // 401: the credential failed.
     Unauthorized = "unauthorized", Unauthenticated, 401;
     InvalidAppToken = "invalid_app_token", Unauthenticated, 401;
@@ -99,6 +103,7 @@ catalogue! {
     DeliveryNotFound = "delivery_not_found", NotFound, 404;
     BroadcastNotFound = "broadcast_not_found", NotFound, 404;
     ConversationNotFound = "conversation_not_found", NotFound, 404;
+    TemplateNotFound = "template_not_found", NotFound, 404;
     // 405: the path exists, the method does not.
     MethodNotAllowed = "method_not_allowed", Unimplemented, 405;
     // 408: the client did not send its request in time.
@@ -117,6 +122,8 @@ catalogue! {
     MessageNotCancelable = "message_not_cancelable", FailedPrecondition, 409;
     BroadcastNotCancelable = "broadcast_not_cancelable", FailedPrecondition, 409;
     WebhookLimitReached = "webhook_limit_reached", FailedPrecondition, 409;
+    TemplateNameTaken = "template_name_taken", AlreadyExists, 409;
+    TemplateArchived = "template_archived", FailedPrecondition, 409;
     // 413: the request body is larger than the gateway accepts.
     PayloadTooLarge = "payload_too_large", InvalidArgument, 413;
     // 431: the request's headers are larger than the gateway accepts.

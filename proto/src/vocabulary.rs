@@ -295,6 +295,14 @@ value_set! {
         Unfollowed = "unfollowed",
     }
 
+    /// A template's status.
+    pub enum TemplateStatus as "TemplateStatus" {
+        /// Sendable; `PATCH` makes a new version.
+        Active = "active",
+        /// Refused at send (`template_archived`); its versions stay readable.
+        Archived = "archived",
+    }
+
     /// A broadcast's status.
     pub enum BroadcastStatus as "BroadcastStatus" {
         /// Waiting for its `send_at`.

@@ -20,8 +20,8 @@ pub use proto::vocabulary::{
     AssignableRole, BroadcastCategory, BroadcastStatus, BusinessMode, BusinessStatus,
     Category as RecordCategory, ChangeSource, ConversationStatus, DeliveryStatus, Direction,
     EventType as DeliveryEventType, FailureReason, FollowStatus, MessageSource, MessageStatus,
-    QrStatus, Role, Scope, SendStatus, SubscribableEvent as EventType, TokenType, UserStatus,
-    WindowState,
+    QrStatus, Role, Scope, SendStatus, SubscribableEvent as EventType, TemplateStatus, TokenType,
+    UserStatus, WindowState,
 };
 
 /// A list of distinct values of `T`, at least one (`uniqueItems`, `minItems: 1`).

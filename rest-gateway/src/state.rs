@@ -16,6 +16,7 @@ use proto::v1::identity_service_client::IdentityServiceClient;
 use proto::v1::messaging_service_client::MessagingServiceClient;
 use proto::v1::qr_service_client::QrServiceClient;
 use proto::v1::team_service_client::TeamServiceClient;
+use proto::v1::template_service_client::TemplateServiceClient;
 use proto::v1::user_conversation_service_client::UserConversationServiceClient;
 use proto::v1::webhook_service_client::WebhookServiceClient;
 
@@ -46,6 +47,7 @@ pub struct Clients {
     pub broadcasts: BroadcastServiceClient<CoreChannel>,
     pub conversations: ConversationServiceClient<CoreChannel>,
     pub user_conversations: UserConversationServiceClient<CoreChannel>,
+    pub templates: TemplateServiceClient<CoreChannel>,
     pub webhooks: WebhookServiceClient<CoreChannel>,
     pub grants: GrantServiceClient<CoreChannel>,
     pub qr: QrServiceClient<CoreChannel>,
@@ -81,6 +83,7 @@ impl AppState {
             broadcasts: BroadcastServiceClient::new(channel.clone()),
             conversations: ConversationServiceClient::new(channel.clone()),
             user_conversations: UserConversationServiceClient::new(channel.clone()),
+            templates: TemplateServiceClient::new(channel.clone()),
             webhooks: WebhookServiceClient::new(channel.clone()),
             grants: GrantServiceClient::new(channel.clone()),
             qr: QrServiceClient::new(channel),

@@ -18,9 +18,9 @@ use crate::harness::{Backend, Options, TestApp};
 
 /// Answers with the queued statuses in turn, then 200; records every body.
 #[derive(Default)]
-struct Provider {
-    statuses: Mutex<VecDeque<u16>>,
-    received: Mutex<Vec<Value>>,
+pub(crate) struct Provider {
+    pub(crate) statuses: Mutex<VecDeque<u16>>,
+    pub(crate) received: Mutex<Vec<Value>>,
 }
 
 async fn receive(State(p): State<Arc<Provider>>, Json(body): Json<Value>) -> StatusCode {
@@ -29,7 +29,7 @@ async fn receive(State(p): State<Arc<Provider>>, Json(body): Json<Value>) -> Sta
     StatusCode::from_u16(status).unwrap()
 }
 
-async fn spawn(backend: Backend) -> Option<(TestApp, Arc<Provider>)> {
+pub(crate) async fn spawn(backend: Backend) -> Option<(TestApp, Arc<Provider>)> {
     let provider = Arc::new(Provider::default());
     let router = axum::Router::new()
         .route("/deliver", post(receive))

@@ -617,6 +617,98 @@ e2e!(
             .send(&app)
             .await
         );
+        let template = call(Method::POST, "/business/templates")
+            .token(&biz.owner_token)
+            .json(json!({
+                "name": "shipped",
+                "category": "utility",
+                "variables": {"order": {"max_length": 5}},
+                "variants": {"en": {"body": "Order {{order}} shipped"}},
+                "default_locale": "en",
+            }))
+            .send(&app)
+            .await;
+        template.assert_ok(201);
+        let template_id = template.data()["id"].as_str().unwrap().to_string();
+        let templated = |category: &str, variables: Value| {
+            json!({"to": "+14155550200", "category": category,
+                   "template": {"name": "shipped", "variables": variables}})
+        };
+        expect!(
+            "template_name_taken",
+            call(Method::POST, "/business/templates")
+                .token(&biz.owner_token)
+                .json(json!({
+                    "name": "shipped",
+                    "category": "utility",
+                    "variants": {"en": {"body": "Shipped"}},
+                    "default_locale": "en",
+                }))
+                .send(&app)
+                .await
+        );
+        expect!(
+            "template_category_mismatch",
+            send_v1(
+                &app,
+                &biz,
+                templated("marketing", json!({"order": "A1"})),
+                None
+            )
+            .await
+        );
+        expect!(
+            "template_variable_missing",
+            send_v1(&app, &biz, templated("utility", json!({})), None).await
+        );
+        expect!(
+            "template_variable_unknown",
+            send_v1(
+                &app,
+                &biz,
+                templated("utility", json!({"order": "A1", "x": "1"})),
+                None
+            )
+            .await
+        );
+        expect!(
+            "template_variable_invalid",
+            send_v1(
+                &app,
+                &biz,
+                templated("utility", json!({"order": "A12345"})),
+                None
+            )
+            .await
+        );
+        expect!(
+            "template_not_found",
+            call(
+                Method::GET,
+                format!("/business/templates/{}", uuid::Uuid::new_v4())
+            )
+            .token(&biz.owner_token)
+            .send(&app)
+            .await
+        );
+        call(
+            Method::POST,
+            format!("/business/templates/{template_id}/archive"),
+        )
+        .token(&biz.owner_token)
+        .send(&app)
+        .await
+        .assert_ok(200);
+        expect!(
+            "template_archived",
+            send_v1(
+                &app,
+                &biz,
+                templated("utility", json!({"order": "A1"})),
+                None
+            )
+            .await
+        );
         expect!(
             "broadcast_not_found",
             call(

@@ -47,6 +47,7 @@ mod settings;
 mod settings_catalogue;
 mod sms_http;
 mod team;
+mod templates;
 mod usage;
 mod webhook_delivery;
 mod webhook_endpoints;

@@ -22,6 +22,7 @@ e2e!(me_names_a_user_without_a_business, |app| async move {
             "role": null,
             "display_name": null,
             "read_receipts": true,
+            "language": null,
         })
     );
 });

@@ -166,6 +166,33 @@ e2e!(
         expired["expires_at"] = json!("2020-01-01T00:00:00Z");
         let mut service_far = service(FAN);
         service_far["send_at"] = json!(far);
+        for name in ["shipped", "old"] {
+            app.post(
+                "/business/templates",
+                Some(owner),
+                json!({ "name": name, "category": "utility",
+                    "variables": { "order": { "max_length": 5 } },
+                    "variants": { "en": { "body": "Order {{order}} shipped" } },
+                    "default_locale": "en" }),
+            )
+            .await
+            .assert_ok(201);
+        }
+        let old = app.get("/business/templates", Some(owner)).await.data()["templates"][0]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        app.post(
+            &format!("/business/templates/{old}/archive"),
+            Some(owner),
+            json!({}),
+        )
+        .await
+        .assert_ok(200);
+        let templated = |category: &str, name: &str, variables: Value| {
+            json!({ "to": FAN, "category": category,
+                "template": { "name": name, "variables": variables } })
+        };
 
         let mut rows = Vec::new();
         for (path, token) in [(console, owner), (app_path, token)] {
@@ -205,6 +232,36 @@ e2e!(
                 ("send_at too far", with_far.clone(), "invalid_request"),
                 ("expired", expired.clone(), "invalid_request"),
                 ("not an object", json!([1]), "invalid_request"),
+                (
+                    "an unknown template",
+                    templated("utility", "nope", json!({})),
+                    "template_not_found",
+                ),
+                (
+                    "an archived template",
+                    templated("utility", "old", json!({ "order": "A1" })),
+                    "template_archived",
+                ),
+                (
+                    "a template of another category",
+                    templated("marketing", "shipped", json!({ "order": "A1" })),
+                    "template_category_mismatch",
+                ),
+                (
+                    "a variable left out",
+                    templated("utility", "shipped", json!({})),
+                    "template_variable_missing",
+                ),
+                (
+                    "a variable the template lacks",
+                    templated("utility", "shipped", json!({ "order": "A1", "x": "y" })),
+                    "template_variable_unknown",
+                ),
+                (
+                    "a value over max_length",
+                    templated("utility", "shipped", json!({ "order": "A12345" })),
+                    "template_variable_invalid",
+                ),
             ];
             for (what, body, code) in shared {
                 rows.push(Row {

@@ -21,6 +21,7 @@ fn fields(input: pb::BroadcastInput) -> BroadcastFields {
         category: input.category,
         body: input.body,
         message_content_json: input.message_content_json,
+        template_json: input.template_json,
         send_at: input.send_at,
         max_per_second: input.max_per_second,
         idempotency_key: input.idempotency_key,
@@ -47,6 +48,15 @@ pub fn broadcast_pb(b: broadcasts::Model) -> pb::Broadcast {
         completed_at: b.completed_at.map(rfc3339),
         body: b.body,
         message_content_json: b.message_content,
+        template_json: b.template.map(|stored| {
+            // What the broadcast names: the template and version it renders, its variables
+            // and locale.
+            let mut value: serde_json::Value = serde_json::from_str(&stored).unwrap_or_default();
+            if let Some(map) = value.as_object_mut() {
+                map.retain(|_, v| !v.is_null());
+            }
+            value.to_string()
+        }),
     }
 }
 

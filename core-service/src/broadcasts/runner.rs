@@ -33,6 +33,8 @@ use crate::error::AppResult;
 use crate::limits::Rate;
 use crate::messaging::rules;
 use crate::state::Core;
+use crate::templates::send::TemplateSend;
+use crate::templates::service::Found;
 
 /// How long a lease holds without renewal; every batch renews it (at least every 5 s).
 pub const LEASE: Duration = Duration::from_secs(30);
@@ -162,6 +164,11 @@ impl Runner {
         let Some(current) = store::ours(&core.db, id, &self.owner).await? else {
             return Ok(Step::Lost);
         };
+        // Read before the transaction: on SQLite it holds the one connection that writes.
+        let template = match &current.template {
+            Some(stored) => Some(crate::templates::service::of_broadcast(core, stored).await?),
+            None => None,
+        };
         let txn = core.db.begin().await?;
         if current.audience.is_none() {
             let Some(audience) =
@@ -206,8 +213,8 @@ impl Runner {
         let created: Vec<messages::Model> = page
             .iter()
             .filter(|r| consents(r, current.category))
-            .map(|r| message(&current, r, now))
-            .collect();
+            .map(|r| message(&current, r, template.as_ref(), now))
+            .collect::<AppResult<_>>()?;
         let skipped = (page.len() - created.len()) as i64;
         store::insert_messages(&txn, &created, now_ms).await?;
         if !created.is_empty() {
@@ -269,12 +276,30 @@ fn consents(recipient: &Recipient, category: Category) -> bool {
         .is_ok()
 }
 
+/// A recipient's message; a templated broadcast's rendered in the recipient's variant (they
+/// follow the business: `consents` held).
 fn message(
     broadcast: &broadcasts::Model,
     recipient: &Recipient,
+    template: Option<&(Found, TemplateSend)>,
     now: chrono::DateTime<chrono::Utc>,
-) -> messages::Model {
-    messages::Model {
+) -> AppResult<messages::Model> {
+    let (body, message_content, template) = match template {
+        None => (
+            broadcast.body.clone(),
+            broadcast.message_content.clone(),
+            None,
+        ),
+        Some((found, send)) => {
+            let resolved = found.render(send, recipient.language.as_deref())?;
+            (
+                resolved.body,
+                resolved.content.map(|c| c.to_string()),
+                Some(resolved.reference.to_string()),
+            )
+        }
+    };
+    Ok(messages::Model {
         id: crate::clock::id_at(now),
         business_id: broadcast.business_id,
         source: MessageSource::Broadcast,
@@ -283,8 +308,8 @@ fn message(
         recipient_user_id: recipient.user_id,
         to_phone: recipient.phone.clone().unwrap_or_default(),
         category: broadcast.category,
-        body: broadcast.body.clone(),
-        message_content: broadcast.message_content.clone(),
+        body,
+        message_content,
         status: MessageStatus::Accepted,
         failure_reason: None,
         emits_event: true,
@@ -295,5 +320,6 @@ fn message(
         broadcast_id: Some(broadcast.id),
         conversation_id: None,
         reply_to: None,
-    }
+        template,
+    })
 }

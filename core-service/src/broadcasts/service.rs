@@ -25,6 +25,8 @@ use crate::messaging::service::{
     IDEMPOTENCY_RETENTION, RawTiming, app_context, business_of, mismatch, require_scope,
 };
 use crate::state::Core;
+use crate::templates::send::TemplateSend;
+use crate::templates::service as templates;
 
 /// A broadcast as received.
 #[derive(Debug, Clone, Default)]
@@ -33,6 +35,8 @@ pub struct BroadcastFields {
     pub category: Option<String>,
     pub body: Option<String>,
     pub message_content_json: Option<String>,
+    /// JSON text: `{"name", "version"?, "variables", "locale"?}`.
+    pub template_json: Option<String>,
     pub send_at: Option<String>,
     pub max_per_second: Option<i64>,
     pub idempotency_key: Option<String>,
@@ -44,6 +48,7 @@ struct Parsed {
     category: Category,
     body: Option<String>,
     content: Option<serde_json::Value>,
+    template: Option<TemplateSend>,
     send_at: Option<DateTime<Utc>>,
     max_per_second: i32,
     key: Option<String>,
@@ -73,10 +78,13 @@ fn parse(core: &Core, fields: &BroadcastFields) -> AppResult<Parsed> {
             ));
         }
     };
-    let (body, content) = content::check_content(
+    let (body, content, template) = content::check_content_or_template(
         category,
-        fields.body.as_deref(),
-        fields.message_content_json.as_deref(),
+        content::RawContent {
+            body: fields.body.as_deref(),
+            content_json: fields.message_content_json.as_deref(),
+            template_json: fields.template_json.as_deref(),
+        },
     )?;
     let timing = RawTiming {
         send_at: fields.send_at.clone(),
@@ -95,7 +103,7 @@ fn parse(core: &Core, fields: &BroadcastFields) -> AppResult<Parsed> {
         }
     };
     let key = content::parse_idempotency_key(fields.idempotency_key.as_deref())?;
-    let canonical = serde_json::json!({
+    let mut canonical = serde_json::json!({
         "kind": MessageSource::Broadcast,
         "name": name,
         "category": category.as_str(),
@@ -104,11 +112,16 @@ fn parse(core: &Core, fields: &BroadcastFields) -> AppResult<Parsed> {
         "send_at": fields.send_at,
         "max_per_second": fields.max_per_second,
     });
+    // Only when given, so that keys claimed before templates existed keep their hash.
+    if let Some(template) = &template {
+        canonical["template"] = template.canonical();
+    }
     Ok(Parsed {
         name,
         category,
         body,
         content,
+        template,
         send_at: timing.send_at,
         max_per_second: max_per_second as i32,
         key,
@@ -184,6 +197,27 @@ async fn create(
 ) -> AppResult<(broadcasts::Model, bool)> {
     let now = core.clock.now();
     let now_ms = now.timestamp_millis();
+    let key = parsed.key.map(|key| KeyClaim {
+        key,
+        request_hash: parsed.request_hash,
+        keep_until_ms: now_ms + IDEMPOTENCY_RETENTION.as_millis() as i64,
+    });
+    let mut template = None;
+    if let Some(send) = &parsed.template {
+        // After the replay: a replay answers the original even when the template was archived
+        // or changed since.
+        if let Some(claim) = &key
+            && let Some(earlier) =
+                store::earlier(&core.db, creator.business_id, claim, now_ms).await?
+        {
+            return answered(core, earlier);
+        }
+        let (found, _) =
+            templates::find_for_send(core, creator.business_id, send, parsed.category, None)
+                .await?;
+        found.check_every_variant(send)?;
+        template = Some(found.for_broadcast(send));
+    }
     let scheduled = parsed.send_at.is_some_and(|at| at > now);
     let broadcast = broadcasts::Model {
         id: Uuid::now_v7(),
@@ -212,20 +246,21 @@ async fn create(
         cursor: None,
         creation_done: false,
         audience: None,
+        template,
         accepted: 0,
         skipped: 0,
         not_created: 0,
         delivered: 0,
         failed: 0,
     };
-    let key = parsed.key.map(|key| KeyClaim {
-        key,
-        request_hash: parsed.request_hash,
-        keep_until_ms: now_ms + IDEMPOTENCY_RETENTION.as_millis() as i64,
-    });
     let txn = core.db.begin().await?;
     let created = store::create(&txn, broadcast, key, now_ms).await?;
     txn.commit().await?;
+    answered(core, created)
+}
+
+/// A creation's answer: the broadcast and whether it replayed an earlier one.
+fn answered(core: &Core, created: Created) -> AppResult<(broadcasts::Model, bool)> {
     match created {
         Created::New(broadcast) => {
             core.broadcast_wakeup.notify_one();

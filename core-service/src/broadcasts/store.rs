@@ -76,25 +76,10 @@ pub async fn create(
         .exec_without_returning(txn)
         .await?;
         if inserted == 0 {
-            let held =
-                idempotency_keys::Entity::find_by_id((broadcast.business_id, claim.key.clone()))
-                    .one(txn)
-                    .await?;
-            match held {
-                Some(existing) if existing.expires_at_ms > now_ms => {
-                    if existing.request_hash != claim.request_hash {
-                        return Ok(Created::Conflict);
-                    }
-                    let Some(id) = existing.broadcast_id else {
-                        return Ok(Created::InProgress);
-                    };
-                    return Ok(match find(txn, broadcast.business_id, id).await? {
-                        Some(earlier) => Created::Replay(earlier),
-                        None => Created::InProgress,
-                    });
-                }
+            match earlier(txn, broadcast.business_id, &claim, now_ms).await? {
+                Some(answer) => return Ok(answer),
                 // Past its retention: the key is free again.
-                _ => {
+                None => {
                     let taken = idempotency_keys::Entity::update_many()
                         .col_expr(
                             idempotency_keys::Column::RequestHash,
@@ -128,6 +113,33 @@ pub async fn create(
         .exec_without_returning(txn)
         .await?;
     Ok(Created::New(broadcast))
+}
+
+/// What a live Idempotency-Key already holds for `claim`: the broadcast it made (a replay), a
+/// conflict, or a creation still in progress; None when the key is free (absent or past its
+/// retention).
+pub async fn earlier(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    claim: &KeyClaim,
+    now_ms: i64,
+) -> AppResult<Option<Created>> {
+    let held = idempotency_keys::Entity::find_by_id((business_id, claim.key.clone()))
+        .one(db)
+        .await?;
+    let Some(existing) = held.filter(|k| k.expires_at_ms > now_ms) else {
+        return Ok(None);
+    };
+    if existing.request_hash != claim.request_hash {
+        return Ok(Some(Created::Conflict));
+    }
+    let Some(id) = existing.broadcast_id else {
+        return Ok(Some(Created::InProgress));
+    };
+    Ok(Some(match find(db, business_id, id).await? {
+        Some(earlier) => Created::Replay(earlier),
+        None => Created::InProgress,
+    }))
 }
 
 /// Broadcast `id` of `business_id` (None for another business's).
@@ -376,6 +388,8 @@ pub struct Recipient {
     pub phone: Option<String>,
     pub follow_status: Option<FollowStatus>,
     pub marketing_opt_in: bool,
+    /// The user's own language (a template's variant for them).
+    pub language: Option<String>,
 }
 
 /// The next `limit` recipients of a broadcast after `cursor` (a user id), in user id order,
@@ -385,7 +399,8 @@ pub async fn recipients_after(
     broadcast: &broadcasts::Model,
     limit: u64,
 ) -> AppResult<Vec<Recipient>> {
-    let sql = "SELECT r.user_id, u.phone_number, f.status AS follow_status, f.marketing_opt_in \
+    let sql = "SELECT r.user_id, u.phone_number, u.language, f.status AS follow_status, \
+         f.marketing_opt_in \
          FROM broadcast_recipients r \
          LEFT JOIN users u ON u.id = r.user_id \
          LEFT JOIN follows f ON f.business_id = $2 AND f.user_id = r.user_id \
@@ -407,6 +422,7 @@ pub async fn recipients_after(
                 marketing_opt_in: row
                     .try_get::<Option<bool>>("", "marketing_opt_in")?
                     .unwrap_or(false),
+                language: row.try_get("", "language")?,
             })
         })
         .collect()

@@ -196,6 +196,7 @@ impl ConversationGrpc {
             category: body.category,
             body: body.body,
             message_content_json: body.message_content_json,
+            template_json: body.template_json,
             idempotency_key: body.idempotency_key,
             send_at: body.send_at,
             expires_at: body.expires_at,

@@ -940,6 +940,8 @@ pub struct Reply {
     pub category: Option<String>,
     pub body: Option<String>,
     pub message_content_json: Option<String>,
+    /// JSON text: `{"name", "version"?, "variables", "locale"?}`.
+    pub template_json: Option<String>,
     pub idempotency_key: Option<String>,
     pub send_at: Option<String>,
     pub expires_at: Option<String>,
@@ -973,11 +975,14 @@ pub async fn send(
     };
     let free_text = reply.text.is_some();
     let outgoing = if free_text {
-        if reply.category.is_some() || reply.body.is_some() || reply.message_content_json.is_some()
+        if reply.category.is_some()
+            || reply.body.is_some()
+            || reply.message_content_json.is_some()
+            || reply.template_json.is_some()
         {
             return Err(invalid(
-                "text: free text goes alone; a category message has category and body or \
-                 message_content",
+                "text: free text goes alone; a category message has category and body, \
+                 message_content or template",
             ));
         }
         let text = parse_text(reply.text.as_deref())?;
@@ -986,6 +991,7 @@ pub async fn send(
             category: Category::Service,
             body: Some(text),
             content: None,
+            template: None,
             idempotency_key: content::parse_idempotency_key(idempotency_key)?,
         }
     } else {
@@ -1005,8 +1011,11 @@ pub async fn send(
         content::parse_category_send(
             Some(&user.phone_number),
             reply.category.as_deref(),
-            reply.body.as_deref(),
-            reply.message_content_json.as_deref(),
+            content::RawContent {
+                body: reply.body.as_deref(),
+                content_json: reply.message_content_json.as_deref(),
+                template_json: reply.template_json.as_deref(),
+            },
             idempotency_key,
         )?
     };

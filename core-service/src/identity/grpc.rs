@@ -65,6 +65,7 @@ impl pb::identity_service_server::IdentityService for IdentityGrpc {
         let change = service::MeChange {
             display_name: body.display_name.clone().map(|p| p.value),
             read_receipts: body.read_receipts,
+            language: body.language.clone().map(|p| p.value),
         };
         let user = crate::caller::User::of(&self.core, &request).await?;
         service::update_me(&self.core, &user, change).await?;
@@ -94,5 +95,6 @@ fn me_pb(me: crate::caller::Me) -> pb::Me {
         role,
         display_name: me.user.display_name,
         read_receipts: me.user.read_receipts,
+        language: me.user.language,
     }
 }

@@ -340,14 +340,17 @@ pub struct MeChange {
     /// Some(None) (or an empty name) clears it.
     pub display_name: Option<Option<String>>,
     pub read_receipts: Option<bool>,
+    /// Some(None) clears it.
+    pub language: Option<Option<String>>,
 }
 
 /// The longest display name, in characters.
 pub const MAX_DISPLAY_NAME: usize = 64;
 
-/// Changes the caller's own display name and read receipts; returns the user after.
+/// Changes the caller's own display name, read receipts and language; returns the user after.
 ///
-/// Errors: `invalid_request` (a display name over 64 characters, or with control characters).
+/// Errors: `invalid_request` (a display name over 64 characters, or with control characters;
+/// a language that is not a BCP 47 tag).
 pub async fn update_me(
     core: &Core,
     user: &crate::caller::User,
@@ -367,14 +370,26 @@ pub async fn update_me(
             Some((!name.is_empty()).then_some(name))
         }
     };
-    if display_name.is_none() && change.read_receipts.is_none() {
+    let language = match change.language {
+        None => None,
+        Some(None) => Some(None),
+        Some(Some(tag)) if tag.trim().is_empty() => Some(None),
+        Some(Some(tag)) => Some(crate::templates::send::explicit_locale(
+            Some(tag.trim()),
+            "language",
+        )?),
+    };
+    if display_name.is_none() && change.read_receipts.is_none() && language.is_none() {
         return Ok((**user).clone());
     }
     store::update_profile(
         &core.db,
         user.id,
-        display_name,
-        change.read_receipts,
+        store::Profile {
+            display_name,
+            read_receipts: change.read_receipts,
+            language,
+        },
         core.clock.now(),
     )
     .await

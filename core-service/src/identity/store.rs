@@ -267,14 +267,26 @@ pub async fn use_refresh_token(
     Ok(result.rows_affected == 1)
 }
 
-/// Sets a user's display name and read receipts (None: unchanged); returns the user after.
+/// What a user changes of their own profile (None: unchanged).
+#[derive(Debug, Clone, Default)]
+pub struct Profile {
+    pub display_name: Option<Option<String>>,
+    pub read_receipts: Option<bool>,
+    pub language: Option<Option<String>>,
+}
+
+/// Sets what `profile` names of a user's profile; returns the user after.
 pub async fn update_profile(
     db: &impl ConnectionTrait,
     user_id: Uuid,
-    display_name: Option<Option<String>>,
-    read_receipts: Option<bool>,
+    profile: Profile,
     now: DateTime<Utc>,
 ) -> AppResult<users::Model> {
+    let Profile {
+        display_name,
+        read_receipts,
+        language,
+    } = profile;
     use sea_orm::{ActiveModelTrait as _, ActiveValue};
     let mut row = users::ActiveModel {
         id: ActiveValue::Unchanged(user_id),
@@ -286,6 +298,9 @@ pub async fn update_profile(
     }
     if let Some(receipts) = read_receipts {
         row.read_receipts = Set(receipts);
+    }
+    if let Some(language) = language {
+        row.language = Set(language);
     }
     Ok(row.update(db).await?)
 }

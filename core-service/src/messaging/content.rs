@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::domain::PhoneNumber;
 use crate::error::{AppError, AppResult};
+use crate::templates::send::TemplateSend;
 
 /// Longest `body` (and marketing `text`), in characters.
 pub const MAX_BODY_CHARS: usize = 4096;
@@ -35,6 +36,9 @@ pub struct Outgoing {
     pub body: Option<String>,
     /// Canonical JSON (keys sorted).
     pub content: Option<Value>,
+    /// The template that supplies the content instead, rendered after the idempotency replay
+    /// (then `body` and `content` hold its rendering).
+    pub template: Option<TemplateSend>,
     pub idempotency_key: Option<String>,
 }
 
@@ -164,25 +168,52 @@ fn check_marketing(map: &Map<String, Value>) -> AppResult<()> {
     Ok(())
 }
 
-/// Parses a category send (console or app) in DESIGN's order: category, `to`, body/content,
-/// Idempotency-Key.
+/// A send's content as received: `body`, `message_content` (JSON text) or `template` (JSON
+/// text).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RawContent<'a> {
+    pub body: Option<&'a str>,
+    pub content_json: Option<&'a str>,
+    pub template_json: Option<&'a str>,
+}
+
+/// Parses a category send (console or app) in DESIGN's order: category, `to`, body/content
+/// (or the form of `template`), Idempotency-Key.
 pub fn parse_category_send(
     to: Option<&str>,
     category: Option<&str>,
-    body: Option<&str>,
-    content_json: Option<&str>,
+    raw: RawContent<'_>,
     idempotency_key: Option<&str>,
 ) -> AppResult<Outgoing> {
     let category = parse_sendable(category)?;
     let to = parse_to(to)?;
-    let (body, content) = check_content(category, body, content_json)?;
+    let (body, content, template) = check_content_or_template(category, raw)?;
     Ok(Outgoing {
         to,
         category,
         body,
         content,
+        template,
         idempotency_key: parse_idempotency_key(idempotency_key)?,
     })
+}
+
+/// The content of a category message, or the template that will supply it: a template
+/// together with `body` or `message_content` is `invalid_message_content`.
+pub fn check_content_or_template(
+    category: Category,
+    raw: RawContent<'_>,
+) -> AppResult<(Option<String>, Option<Value>, Option<TemplateSend>)> {
+    let Some(template) = raw.template_json else {
+        let (body, content) = check_content(category, raw.body, raw.content_json)?;
+        return Ok((body, content, None));
+    };
+    if non_empty(raw.body).is_some() || parse_content(raw.content_json)?.is_some() {
+        return Err(content_error(
+            "template supplies the content: send it without body and message_content",
+        ));
+    }
+    Ok((None, None, Some(TemplateSend::parse(template)?)))
 }
 
 /// The body or structured content of a category message, checked as that category needs:
@@ -253,6 +284,7 @@ pub fn parse_service_send(
         category: Category::Service,
         body: Some(body.to_string()),
         content: None,
+        template: None,
         idempotency_key: parse_idempotency_key(idempotency_key)?,
     })
 }
@@ -277,6 +309,55 @@ pub fn masked_for_business(category: Category, content: Option<String>) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A send without a template.
+    fn parse_category_send(
+        to: Option<&str>,
+        category: Option<&str>,
+        body: Option<&str>,
+        content_json: Option<&str>,
+        idempotency_key: Option<&str>,
+    ) -> AppResult<Outgoing> {
+        super::parse_category_send(
+            to,
+            category,
+            RawContent {
+                body,
+                content_json,
+                template_json: None,
+            },
+            idempotency_key,
+        )
+    }
+
+    #[test]
+    fn a_template_goes_alone() {
+        let raw = |body, content_json| RawContent {
+            body,
+            content_json,
+            template_json: Some(r#"{"name":"shipped","variables":{"order":"A1"}}"#),
+        };
+        let ok = super::parse_category_send(TO, Some("utility"), raw(None, None), None).unwrap();
+        assert_eq!(ok.template.unwrap().name, "shipped");
+        for (body, content) in [(Some("hi"), None), (None, Some(r#"{"text":"x"}"#))] {
+            assert_eq!(
+                code(super::parse_category_send(
+                    TO,
+                    Some("marketing"),
+                    raw(body, content),
+                    None
+                )),
+                ErrorCode::InvalidMessageContent
+            );
+        }
+        let bad = RawContent {
+            template_json: Some(r#"{"name":"x","variables":{},"locale":"not a tag"}"#),
+            ..RawContent::default()
+        };
+        let err = super::parse_category_send(TO, Some("utility"), bad, None).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidRequest);
+        assert!(err.detail.starts_with("template.locale"), "{}", err.detail);
+    }
 
     #[test]
     fn a_business_never_sees_an_authentication_code() {

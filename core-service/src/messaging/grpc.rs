@@ -24,6 +24,7 @@ fn fields(m: pb::SendMessageRequest) -> SendFields {
         category: m.category,
         body: m.body,
         message_content_json: m.message_content_json,
+        template_json: m.template_json,
         idempotency_key: m.idempotency_key,
         timing: service::RawTiming {
             send_at: m.send_at,
@@ -63,7 +64,19 @@ fn record_pb(m: messages::Model) -> pb::MessageRecord {
         conversation_id: m.conversation_id.map(|id| id.to_string()),
         message_content_json: super::content::masked_for_business(m.category, m.message_content),
         body: m.body,
+        template: m.template.as_deref().and_then(template_pb),
     }
+}
+
+/// A message's template reference as stored (`{"id", "name", "version", "locale"}`).
+fn template_pb(stored: &str) -> Option<pb::MessageTemplate> {
+    let value: serde_json::Value = serde_json::from_str(stored).ok()?;
+    Some(pb::MessageTemplate {
+        id: value["id"].as_str()?.to_string(),
+        name: value["name"].as_str()?.to_string(),
+        version: i32::try_from(value["version"].as_i64()?).ok()?,
+        locale: value["locale"].as_str()?.to_string(),
+    })
 }
 
 #[tonic::async_trait]

@@ -23,6 +23,7 @@ use crate::error::{AppError, AppResult};
 use crate::identity::tokens::hash_token;
 use crate::limits::Rate;
 use crate::state::Core;
+use crate::templates::service as templates;
 
 /// How long an Idempotency-Key is remembered.
 pub const IDEMPOTENCY_RETENTION: Duration = Duration::from_secs(24 * 3600);
@@ -64,6 +65,8 @@ pub struct SendFields {
     pub category: Option<String>,
     pub body: Option<String>,
     pub message_content_json: Option<String>,
+    /// JSON text: `{"name", "version"?, "variables", "locale"?}`.
+    pub template_json: Option<String>,
     pub idempotency_key: Option<String>,
     pub timing: RawTiming,
 }
@@ -142,8 +145,11 @@ impl SendFields {
         content::parse_category_send(
             self.to.as_deref(),
             self.category.as_deref(),
-            self.body.as_deref(),
-            self.message_content_json.as_deref(),
+            content::RawContent {
+                body: self.body.as_deref(),
+                content_json: self.message_content_json.as_deref(),
+                template_json: self.template_json.as_deref(),
+            },
             self.idempotency_key.as_deref(),
         )
     }
@@ -261,6 +267,10 @@ pub(crate) fn request_hash(sender: &Sender, outgoing: &Outgoing, timing: &RawTim
         "body": outgoing.body,
         "message_content": outgoing.content,
     });
+    // Only when given, so that keys claimed before templates existed keep their hash.
+    if let Some(template) = &outgoing.template {
+        canonical["template"] = template.canonical();
+    }
     // Only when given, so that keys claimed before send times existed keep their hash.
     if let Some(send_at) = &timing.send_at {
         canonical["send_at"] = serde_json::Value::String(send_at.clone());
@@ -316,7 +326,7 @@ pub(crate) async fn accept(
     core: &Core,
     sender: Sender,
     recipient: store::RecipientState,
-    outgoing: Outgoing,
+    mut outgoing: Outgoing,
     (raw_timing, timing): (RawTiming, Timing),
     intent: Intent,
     thread: Option<store::ThreadSend>,
@@ -338,6 +348,30 @@ pub(crate) async fn accept(
             request_hash: request_hash(&sender, &outgoing, &raw_timing),
             keep_until_ms: now_ms + IDEMPOTENCY_RETENTION.as_millis() as i64,
         });
+
+    let mut template_ref = None;
+    if let Some(send) = &outgoing.template {
+        // The recipient's own language counts only while they follow the business.
+        let follower = (recipient.follow_status == Some(proto::vocabulary::FollowStatus::Active))
+            .then_some(recipient_id);
+        let resolved =
+            match templates::resolve(core, sender.business_id, send, outgoing.category, follower)
+                .await
+            {
+                Ok(resolved) => resolved,
+                // The template's refusals come after the replay: a key that already holds this
+                // request answers the original whatever became of the template since (and one
+                // holding another request is a conflict). A key still free is the writer's to
+                // claim, so the happy path reads nothing more.
+                Err(refusal) if refusal.code.http_status() < 500 => {
+                    return refused(core, &sender, key.as_ref(), refusal).await;
+                }
+                Err(err) => return Err(err),
+            };
+        outgoing.body = resolved.body;
+        outgoing.content = resolved.content;
+        template_ref = Some(resolved.reference.to_string());
+    }
 
     if let Err(refusal) = rules::check_consent(
         recipient.follow_status,
@@ -415,6 +449,7 @@ pub(crate) async fn accept(
         broadcast_id: None,
         conversation_id: thread.as_ref().map(|t| t.conversation_id),
         reply_to: thread.as_ref().and_then(|t| t.reply_to),
+        template: template_ref,
     };
     let source_label = sender.source.as_str();
     let category_label = outgoing_category;

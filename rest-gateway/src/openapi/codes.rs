@@ -20,6 +20,16 @@ const SEND_SHAPE: &[ErrorCode] = &[
     E::BusinessSendRateLimited,
 ];
 
+/// What a send naming a template can answer about it (after the idempotency replay).
+const TEMPLATE_SEND: &[ErrorCode] = &[
+    E::TemplateNotFound,
+    E::TemplateArchived,
+    E::TemplateCategoryMismatch,
+    E::TemplateVariableMissing,
+    E::TemplateVariableUnknown,
+    E::TemplateVariableInvalid,
+];
+
 /// What creating a broadcast can answer besides the caller's own errors.
 const BROADCAST_SHAPE: &[ErrorCode] = &[
     E::InvalidMessageCategory,
@@ -136,7 +146,31 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
         ("post", "/business/messages") => [
             &console[..],
             SEND_SHAPE,
+            TEMPLATE_SEND,
             &[E::AuthenticationReserved, E::MarketingOptInRequired],
+        ]
+        .concat(),
+        ("post", "/business/templates") => [
+            &editor[..],
+            &[E::InvalidMessageCategory, E::TemplateNameTaken],
+        ]
+        .concat(),
+        ("get", "/business/templates") => [&console[..], &[E::InvalidLimit]].concat(),
+        ("get", "/business/templates/{id}") => [&console[..], &[E::TemplateNotFound]].concat(),
+        ("patch", "/business/templates/{id}") => {
+            [&editor[..], &[E::TemplateNotFound, E::TemplateArchived]].concat()
+        }
+        ("post", "/business/templates/{id}/archive") => {
+            [&editor[..], &[E::TemplateNotFound]].concat()
+        }
+        ("post", "/business/templates/{id}/render") => [
+            &console[..],
+            &[
+                E::TemplateNotFound,
+                E::TemplateVariableMissing,
+                E::TemplateVariableUnknown,
+                E::TemplateVariableInvalid,
+            ],
         ]
         .concat(),
         ("get", "/business/messages/{id}") => [&console[..], &[E::MessageNotFound]].concat(),
@@ -156,7 +190,7 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
             E::MessageNotFound,
             E::MessageNotCancelable,
         ],
-        ("post", "/business/broadcasts") => [&editor[..], BROADCAST_SHAPE].concat(),
+        ("post", "/business/broadcasts") => [&editor[..], BROADCAST_SHAPE, TEMPLATE_SEND].concat(),
         ("get", "/business/broadcasts") => [&console[..], &[E::InvalidLimit]].concat(),
         ("get", "/business/broadcasts/{id}") => [&console[..], &[E::BroadcastNotFound]].concat(),
         ("post", "/business/broadcasts/{id}/cancel") => [
@@ -165,7 +199,7 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
         ]
         .concat(),
         ("post", "/v1/{businessAccountId}/broadcasts") => {
-            [APP, &[E::AppScopeRequired], BROADCAST_SHAPE].concat()
+            [APP, &[E::AppScopeRequired], BROADCAST_SHAPE, TEMPLATE_SEND].concat()
         }
         ("get", "/v1/{businessAccountId}/broadcasts/{id}") => {
             [APP, &[E::BroadcastNotFound]].concat()
@@ -255,6 +289,7 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
                 E::AppScopeRequired,
             ],
             SEND_SHAPE,
+            TEMPLATE_SEND,
             &[E::MarketingOptInRequired],
         ]
         .concat(),
@@ -295,9 +330,12 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
         ("get", "/business/conversations/{id}/messages") => {
             [&console[..], &[E::InvalidLimit, E::ConversationNotFound]].concat()
         }
-        ("post", "/business/conversations/{id}/messages") => {
-            [&[E::NotABusinessAccount][..], CONVERSATION_SEND].concat()
-        }
+        ("post", "/business/conversations/{id}/messages") => [
+            &[E::NotABusinessAccount][..],
+            CONVERSATION_SEND,
+            TEMPLATE_SEND,
+        ]
+        .concat(),
         ("post", "/business/conversations/{id}/block")
         | ("post", "/business/conversations/{id}/unblock") => {
             [&editor[..], &[E::ConversationNotFound]].concat()
@@ -326,6 +364,7 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
                 E::AppScopeRequired,
             ][..],
             CONVERSATION_SEND,
+            TEMPLATE_SEND,
         ]
         .concat(),
         ("get", "/healthz") => vec![],
@@ -389,6 +428,16 @@ pub(super) fn example_detail(code: ErrorCode) -> &'static str {
         E::UserInAnotherBusiness => "this user belongs to another business",
         E::CannotRemoveOwner => "the owner cannot be removed or given another role",
         E::TeamMemberNotFound => "this user is not on the team",
+        E::TemplateCategoryMismatch => "category: template order_shipped is utility, not marketing",
+        E::TemplateVariableMissing => "template.variables.order_id: required by the template",
+        E::TemplateVariableUnknown => "template.variables.orderid: not a variable of the template",
+        E::TemplateVariableInvalid => "template.variables.order_id: at most 20 characters",
+        E::TemplateNotFound => "template.name: the business has no template named order_shiped",
+        E::TemplateNameTaken => {
+            "name: the business already has a template named order_shipped (archived ones keep \
+             their names)"
+        }
+        E::TemplateArchived => "template order_shipped is archived",
         E::Unauthorized => "a valid access token is required",
         E::InvalidAppToken => "the app token is missing, invalid or revoked",
         E::InvalidRefreshToken => "the refresh token is invalid, expired or already used",

@@ -161,6 +161,10 @@ pub struct Me {
     pub display_name: Option<String>,
     /// Whether businesses see when the user read their messages.
     pub read_receipts: bool,
+    /// Your own language (a BCP 47 tag, canonical): the variant of a template that businesses
+    /// you follow send you; `null` when not set.
+    #[schema(example = "pt-BR")]
+    pub language: Option<String>,
 }
 
 impl From<pb::Me> for Me {
@@ -173,6 +177,7 @@ impl From<pb::Me> for Me {
             role: me.role,
             display_name: me.display_name,
             read_receipts: me.read_receipts,
+            language: me.language,
         }
     }
 }
@@ -188,6 +193,11 @@ pub struct UpdateMeBody {
     pub display_name: Option<Option<String>>,
     /// Whether businesses see when you read their messages (default true).
     pub read_receipts: Option<bool>,
+    /// Your language, a BCP 47 tag (`pt-BR`): businesses you follow send you their templates'
+    /// variant for it (or the nearest, `pt`). `null` or empty clears it. No business reads it.
+    #[serde(default, deserialize_with = "super::business::present")]
+    #[schema(value_type = Option<String>, max_length = 64, pattern = "^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$", example = "pt-BR")]
+    pub language: Option<Option<String>>,
 }
 
 /// Who is signed in: the user, and their business and role (any signed-in user).
@@ -206,7 +216,8 @@ pub async fn me(State(state): State<AppState>, ctx: CallContext) -> ApiResult {
     Ok(ok(StatusCode::OK, Me::from(me)))
 }
 
-/// Change your own settings: the name businesses see in your conversations, read receipts.
+/// Change your own settings: the name businesses see in your conversations, read receipts, your
+/// language.
 #[utoipa::path(patch, path = "/me", operation_id = "update_current_user", tag = "auth",
     security(("bearer" = [])),
     request_body = UpdateMeBody,
@@ -221,6 +232,7 @@ pub async fn update_me(
     let request = pb::UpdateMeRequest {
         display_name: body.display_name.map(|value| pb::StringPatch { value }),
         read_receipts: body.read_receipts,
+        language: body.language.map(|value| pb::StringPatch { value }),
     };
     let me = state
         .identity

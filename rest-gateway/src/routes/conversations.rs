@@ -682,8 +682,8 @@ pub async fn app_conversation_messages(
 }
 
 /// A business message in a conversation: free text (`text`, `reply_to`) inside the window, or a
-/// `utility` or `marketing` message (`category` with `body` or `message_content`) under that
-/// category's consent rules whatever the window.
+/// `utility` or `marketing` message (`category` with `body`, `message_content` or `template`)
+/// under that category's consent rules whatever the window.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConversationMessageBody {
@@ -700,6 +700,9 @@ pub struct ConversationMessageBody {
     pub body: Option<Value>,
     #[schema(value_type = Option<Object>)]
     pub message_content: Option<Value>,
+    /// A template of the category instead of `body` / `message_content`.
+    #[schema(value_type = Option<crate::routes::messages::TemplateUse>)]
+    pub template: Option<Value>,
     /// Refused: conversation messages go now.
     #[schema(value_type = Option<String>)]
     pub send_at: Option<Value>,
@@ -725,6 +728,7 @@ fn send_request(
             .message_content
             .filter(|v| !v.is_null())
             .map(|v| v.to_string()),
+        template_json: crate::routes::messages::template_json(body.template),
         idempotency_key: headers.and_then(idempotency_key),
         send_at: text(body.send_at),
         expires_at: text(body.expires_at),

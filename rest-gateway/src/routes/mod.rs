@@ -14,6 +14,7 @@ pub mod messages;
 pub mod ops;
 pub mod qr;
 pub mod team;
+pub mod templates;
 pub mod webhooks;
 
 use utoipa_axum::router::OpenApiRouter;
@@ -99,6 +100,13 @@ pub fn router() -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(conversations::check_app_conversation_message))
         .routes(routes!(conversations::mark_app_conversation_read))
+        .routes(routes!(
+            templates::list_templates,
+            templates::create_template
+        ))
+        .routes(routes!(templates::get_template, templates::update_template))
+        .routes(routes!(templates::archive_template))
+        .routes(routes!(templates::render_template))
         .routes(routes!(webhooks::list_webhooks, webhooks::create_webhook))
         .routes(routes!(webhooks::update_webhook, webhooks::delete_webhook))
         .routes(routes!(webhooks::test_webhook))

@@ -221,6 +221,7 @@ async fn seed_messages(app: &TestApp, demo: &Demo, args: &ReadArgs) {
                 broadcast_id: Set(None),
                 conversation_id: Set(None),
                 reply_to: Set(None),
+                template: Set(None),
             });
             let succeeded = i % 20 != 19;
             let event_type = if delivered {

@@ -636,6 +636,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/business/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The business's templates, newest first, each at its newest version (any role): active ones
+         *     unless `status=archived`.
+         */
+        get: operations["list_templates"];
+        put?: never;
+        /**
+         * Create a template at version 1 (owner, admin).
+         * @description Every check names the variant and the variable: each variant uses exactly the declared
+         *     variables, placeholders are `{{name}}` exactly, the rendering with every variable at its
+         *     `max_length` fits (4,096 characters; button URLs stay https URLs).
+         */
+        post: operations["create_template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/business/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One template at a version (default: the newest; any role). Versions never change. */
+        get: operations["get_template"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Make version n+1 (owner, admin): what is given replaces the newest version's; always a new
+         *     version. Name and category never change; earlier versions stay readable.
+         */
+        patch: operations["update_template"];
+        trace?: never;
+    };
+    "/business/templates/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a template for ever (owner, admin; again: the same answer). Sends naming it are
+         *     refused (409 `template_archived`); a replay of a send made before answers the original.
+         */
+        post: operations["archive_template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/business/templates/{id}/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Render a template as a send would (any role), for previews. */
+        post: operations["render_template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/business/usage": {
         parameters: {
             query?: never;
@@ -916,7 +1000,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change your own settings: the name businesses see in your conversations, read receipts. */
+        /**
+         * Change your own settings: the name businesses see in your conversations, read receipts, your
+         *     language.
+         */
         patch: operations["update_current_user"];
         trace?: never;
     };
@@ -1489,7 +1576,7 @@ export interface components {
         };
         /** @description A broadcast. */
         Broadcast: {
-            /** @description What it sends: `body`, or `message_content`. */
+            /** @description What it sends: `body`, `message_content`, or `template`. */
             body?: string | null;
             category: components["schemas"]["BroadcastCategory"];
             /**
@@ -1512,6 +1599,11 @@ export interface components {
              */
             send_at?: string | null;
             status: components["schemas"]["BroadcastStatus"];
+            /**
+             * @description A templated broadcast's template: `{"id", "name", "version"` (the one it renders, fixed
+             *     at creation)`, "variables", "locale"?}`.
+             */
+            template?: Record<string, never> | null;
         };
         /**
          * @description What a broadcast may send.
@@ -1653,8 +1745,8 @@ export interface components {
         };
         /**
          * @description A business message in a conversation: free text (`text`, `reply_to`) inside the window, or a
-         *     `utility` or `marketing` message (`category` with `body` or `message_content`) under that
-         *     category's consent rules whatever the window.
+         *     `utility` or `marketing` message (`category` with `body`, `message_content` or `template`)
+         *     under that category's consent rules whatever the window.
          */
         ConversationMessageBody: {
             body?: string | null;
@@ -1670,6 +1762,7 @@ export interface components {
             reply_to?: string | null;
             /** @description Refused: conversation messages go now. */
             send_at?: string | null;
+            template?: components["schemas"]["TemplateUse"] | null;
             /**
              * @description Free text, 1 to 4,096 characters (alone, with `reply_to`).
              * @example It left our warehouse this morning.
@@ -1691,7 +1784,7 @@ export interface components {
             scopes: components["schemas"]["ScopeList"];
         };
         /** @description A new broadcast, as the document describes it: one shape per kind of content. */
-        CreateBroadcastBody: components["schemas"]["TextBroadcast"] | components["schemas"]["RichBroadcast"];
+        CreateBroadcastBody: components["schemas"]["TextBroadcast"] | components["schemas"]["RichBroadcast"] | components["schemas"]["TemplatedBroadcast"];
         /** @description A new sandbox business. */
         CreateSandboxBody: {
             /**
@@ -1707,6 +1800,45 @@ export interface components {
              * @example https://acme.example
              */
             website_url?: string | null;
+        };
+        /** @description A new template. */
+        CreateTemplateBody: {
+            /** @description `utility` or `marketing`; never changes. */
+            category: components["schemas"]["BroadcastCategory"];
+            /**
+             * @description One of the variants' locales.
+             * @example en
+             */
+            default_locale: string;
+            /**
+             * @description Lowercase letters, digits and `_`, 1 to 64; unique in the business for ever (archived
+             *     templates keep theirs).
+             * @example order_shipped
+             */
+            name: string;
+            /**
+             * @example {
+             *       "order_id": {
+             *         "max_length": 20
+             *       }
+             *     }
+             */
+            variables?: {
+                [key: string]: components["schemas"]["TemplateVariable"];
+            };
+            /**
+             * @example {
+             *       "en": {
+             *         "body": "Order {{order_id}} has shipped."
+             *       },
+             *       "pt-BR": {
+             *         "body": "O pedido {{order_id}} foi enviado."
+             *       }
+             *     }
+             */
+            variants?: {
+                [key: string]: components["schemas"]["TemplateVariant"];
+            };
         };
         CreateWebhookBody: {
             /** @description At least one, each once. */
@@ -2329,6 +2461,24 @@ export interface components {
             timestamp: string;
         };
         /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
+        Envelope_RenderedTemplate: {
+            data: components["schemas"]["RenderedTemplate"];
+            /**
+             * @description Failures only: one sentence saying why, naming the field and the rule where there is
+             *     one. Never a secret, a stack trace or SQL.
+             */
+            detail?: string | null;
+            /** @description `message_sent` for sends, `ok` for other successes, the error code on failure. */
+            message: string;
+            /** @description true on success, false on failure. */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description When the answer was made (RFC 3339, UTC).
+             */
+            timestamp: string;
+        };
+        /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
         Envelope_SendResult: {
             data: components["schemas"]["SendResult"];
             /**
@@ -2349,6 +2499,42 @@ export interface components {
         /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
         Envelope_TeamMember: {
             data: components["schemas"]["TeamMember"];
+            /**
+             * @description Failures only: one sentence saying why, naming the field and the rule where there is
+             *     one. Never a secret, a stack trace or SQL.
+             */
+            detail?: string | null;
+            /** @description `message_sent` for sends, `ok` for other successes, the error code on failure. */
+            message: string;
+            /** @description true on success, false on failure. */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description When the answer was made (RFC 3339, UTC).
+             */
+            timestamp: string;
+        };
+        /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
+        Envelope_Template: {
+            data: components["schemas"]["Template"];
+            /**
+             * @description Failures only: one sentence saying why, naming the field and the rule where there is
+             *     one. Never a secret, a stack trace or SQL.
+             */
+            detail?: string | null;
+            /** @description `message_sent` for sends, `ok` for other successes, the error code on failure. */
+            message: string;
+            /** @description true on success, false on failure. */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description When the answer was made (RFC 3339, UTC).
+             */
+            timestamp: string;
+        };
+        /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
+        Envelope_TemplateList: {
+            data: components["schemas"]["TemplateList"];
             /**
              * @description Failures only: one sentence saying why, naming the field and the rule where there is
              *     one. Never a secret, a stack trace or SQL.
@@ -2512,7 +2698,7 @@ export interface components {
          * @description Every error code the service answers with (the `message` of a failure). Each route lists its own in its answers.
          * @enum {string}
          */
-        ErrorCode: "malformed_json" | "invalid_request" | "invalid_phone_number" | "invalid_otp_code" | "invalid_limit" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "recipient_not_found" | "invalid_idempotency_key" | "invalid_webhook_url" | "invalid_webhook_events" | "invalid_app_scopes" | "user_not_found" | "user_in_another_business" | "cannot_remove_owner" | "team_member_not_found" | "unauthorized" | "invalid_app_token" | "invalid_refresh_token" | "invalid_qr_secret" | "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role" | "owner_required" | "console_access_required" | "authentication_reserved" | "app_scope_required" | "app_business_mismatch" | "live_business_required" | "business_not_live" | "cannot_follow_own_business" | "business_follow_required" | "marketing_opt_in_required" | "service_window_closed" | "conversation_blocked" | "not_found" | "business_not_found" | "qr_session_not_found" | "follow_not_found" | "app_not_found" | "webhook_not_found" | "grant_not_found" | "message_not_found" | "delivery_not_found" | "broadcast_not_found" | "conversation_not_found" | "method_not_allowed" | "request_timeout" | "business_already_exists" | "user_already_exists" | "idempotency_key_conflict" | "idempotency_in_progress" | "qr_session_not_pending" | "qr_session_not_approved" | "qr_session_already_exchanged" | "webhook_url_conflict" | "webhook_paused" | "delivery_not_failed" | "message_not_cancelable" | "broadcast_not_cancelable" | "webhook_limit_reached" | "payload_too_large" | "request_header_too_large" | "rate_limited" | "business_send_rate_limited" | "internal_error" | "sms_delivery_unavailable" | "service_unavailable";
+        ErrorCode: "malformed_json" | "invalid_request" | "invalid_phone_number" | "invalid_otp_code" | "invalid_limit" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "recipient_not_found" | "invalid_idempotency_key" | "invalid_webhook_url" | "invalid_webhook_events" | "invalid_app_scopes" | "user_not_found" | "user_in_another_business" | "cannot_remove_owner" | "team_member_not_found" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid" | "unauthorized" | "invalid_app_token" | "invalid_refresh_token" | "invalid_qr_secret" | "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role" | "owner_required" | "console_access_required" | "authentication_reserved" | "app_scope_required" | "app_business_mismatch" | "live_business_required" | "business_not_live" | "cannot_follow_own_business" | "business_follow_required" | "marketing_opt_in_required" | "service_window_closed" | "conversation_blocked" | "not_found" | "business_not_found" | "qr_session_not_found" | "follow_not_found" | "app_not_found" | "webhook_not_found" | "grant_not_found" | "message_not_found" | "delivery_not_found" | "broadcast_not_found" | "conversation_not_found" | "template_not_found" | "method_not_allowed" | "request_timeout" | "business_already_exists" | "user_already_exists" | "idempotency_key_conflict" | "idempotency_in_progress" | "qr_session_not_pending" | "qr_session_not_approved" | "qr_session_already_exchanged" | "webhook_url_conflict" | "webhook_paused" | "delivery_not_failed" | "message_not_cancelable" | "broadcast_not_cancelable" | "webhook_limit_reached" | "template_name_taken" | "template_archived" | "payload_too_large" | "request_header_too_large" | "rate_limited" | "business_send_rate_limited" | "internal_error" | "sms_delivery_unavailable" | "service_unavailable";
         /**
          * @description A failure: `message` is the error code, `data` is null, `detail` says why.
          * @example {
@@ -2763,6 +2949,12 @@ export interface components {
             business_account_id?: string | null;
             /** @description Shown to a business only in the conversations the user started; `null` without one. */
             display_name?: string | null;
+            /**
+             * @description Your own language (a BCP 47 tag, canonical): the variant of a template that businesses
+             *     you follow send you; `null` when not set.
+             * @example pt-BR
+             */
+            language?: string | null;
             /** @example +14155550123 */
             phone_number: string;
             /** @description Whether businesses see when the user read their messages. */
@@ -2894,6 +3086,7 @@ export interface components {
             sent_by?: string | null;
             source: components["schemas"]["MessageSource"];
             status: components["schemas"]["MessageStatus"];
+            template?: components["schemas"]["MessageTemplateRef"] | null;
             /**
              * @description Null for a broadcast message and for a conversation message: neither hands the business
              *     a number.
@@ -2930,6 +3123,16 @@ export interface components {
          * @enum {string}
          */
         MessageStatus: "scheduled" | "accepted" | "delivered" | "failed" | "canceled";
+        /** @description What a templated message was rendered from. */
+        MessageTemplateRef: {
+            /** Format: uuid */
+            id: string;
+            /** @description The variant sent. */
+            locale: string;
+            name: string;
+            /** Format: int32 */
+            version: number;
+        };
         /** @description Kept messages: `total` counts every status, `failed` excludes `canceled`. */
         MessageTotals: {
             /** Format: int64 */
@@ -3072,6 +3275,35 @@ export interface components {
             /** @description The refresh token of the last pair issued. */
             refresh_token: string;
         };
+        /** @description A preview: what a send with these variables would carry. */
+        RenderTemplateBody: {
+            /**
+             * @description A BCP 47 tag (by lookup); default: the template's default locale.
+             * @example pt-BR
+             */
+            locale?: string | null;
+            /**
+             * @description Every variable of the template, each a string.
+             * @example {
+             *       "order_id": "A-1042"
+             *     }
+             */
+            variables: {
+                [key: string]: string;
+            };
+            /**
+             * Format: int64
+             * @description Default: the newest.
+             */
+            version?: number | null;
+        };
+        /** @description A rendering. */
+        RenderedTemplate: {
+            body?: string | null;
+            /** @description The variant rendered. */
+            locale: string;
+            message_content?: Record<string, never> | null;
+        };
         /** @description A `marketing` broadcast with structured content. */
         RichBroadcast: {
             body?: null;
@@ -3122,7 +3354,7 @@ export interface components {
         Scope: "authentication" | "utility" | "marketing" | "service";
         ScopeList: components["schemas"]["Scope"][];
         /** @description A send: one shape per category. */
-        SendMessageBody: components["schemas"]["AuthenticationMessage"] | components["schemas"]["UtilityMessage"] | components["schemas"]["MarketingTextMessage"] | components["schemas"]["MarketingRichMessage"];
+        SendMessageBody: components["schemas"]["AuthenticationMessage"] | components["schemas"]["UtilityMessage"] | components["schemas"]["MarketingTextMessage"] | components["schemas"]["MarketingRichMessage"] | components["schemas"]["TemplatedMessage"];
         /** @description The accepted send: `status` is always `sent` (the outcome arrives later). */
         SendResult: {
             /** Format: uuid */
@@ -3165,6 +3397,161 @@ export interface components {
             role: components["schemas"]["Role"];
             /** Format: uuid */
             user_id: string;
+        };
+        /** @description A template at one version. */
+        Template: {
+            category: components["schemas"]["BroadcastCategory"];
+            /**
+             * Format: date-time
+             * @description When this version was made.
+             */
+            created_at: string;
+            /** @example en */
+            default_locale: string;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            status: components["schemas"]["TemplateStatus"];
+            /**
+             * @example {
+             *       "order_id": {
+             *         "max_length": 20
+             *       }
+             *     }
+             */
+            variables: {
+                [key: string]: components["schemas"]["TemplateVariable"];
+            };
+            /**
+             * @description By canonical BCP 47 locale.
+             * @example {
+             *       "en": {
+             *         "body": "Order {{order_id}} has shipped."
+             *       },
+             *       "pt-BR": {
+             *         "body": "O pedido {{order_id}} foi enviado."
+             *       }
+             *     }
+             */
+            variants: {
+                [key: string]: components["schemas"]["TemplateVariant"];
+            };
+            /** Format: int32 */
+            version: number;
+        };
+        TemplateList: {
+            /** @description Whether more follow: ask again with `starting_after` = the last `id`. */
+            has_more: boolean;
+            templates: components["schemas"]["Template"][];
+        };
+        /**
+         * @description A template's status.
+         * @enum {string}
+         */
+        TemplateStatus: "active" | "archived";
+        /**
+         * @description A template a send names: rendered when the recipient is known, with the explicit `locale`,
+         *     else the recipient's own language when they follow the business, else the template's
+         *     default (each by RFC 4647 lookup: `pt-BR`, then `pt`). A replay with the same
+         *     Idempotency-Key answers the original; the template and its variables are part of the key's
+         *     content.
+         */
+        TemplateUse: {
+            /**
+             * @description A BCP 47 tag: the variant to send (by lookup; none found is refused).
+             * @example pt-BR
+             */
+            locale?: string | null;
+            /**
+             * @description The template's name.
+             * @example order_shipped
+             */
+            name: string;
+            /**
+             * @description Every variable of the template, each a string of 1 to its `max_length` characters
+             *     (values placed in URLs are percent-encoded).
+             * @example {
+             *       "order_id": "A-1042"
+             *     }
+             */
+            variables: {
+                [key: string]: string;
+            };
+            /**
+             * Format: int64
+             * @description A version (default: the newest).
+             */
+            version?: number | null;
+        };
+        /** @description A variable: the longest value a send may give it. */
+        TemplateVariable: {
+            /**
+             * Format: int64
+             * @description 1 to 1,000 characters: required.
+             * @example 20
+             */
+            max_length?: number | null;
+        };
+        /**
+         * @description One locale's content: `body` (utility and marketing), or `message_content` (marketing: the
+         *     send's structured content; variables in `text`, `title` and button URLs). Every variant of
+         *     a template is of one kind and uses every variable.
+         */
+        TemplateVariant: {
+            /**
+             * @description Text with `{{variable}}` placeholders.
+             * @example Order {{order_id}} has shipped.
+             */
+            body?: string | null;
+            message_content?: Record<string, never> | null;
+        };
+        /**
+         * @description A broadcast whose content a template of the business supplies: one set of variables, each
+         *     recipient's own variant (their language when the template has it, else the default, unless
+         *     `template.locale` names one). The version found at creation is the one every message
+         *     renders.
+         */
+        TemplatedBroadcast: {
+            body?: null;
+            /** @description The template's own category. */
+            category: components["schemas"]["BroadcastCategory"];
+            /**
+             * Format: int64
+             * @description The most messages per second, 1 to half of `BUSINESS_SENDS_PER_SECOND` (the default).
+             * @example 100
+             */
+            max_per_second?: number | null;
+            message_content?: null;
+            /**
+             * @description 1 to 100 characters, shown in the console.
+             * @example Shipping notices
+             */
+            name: string;
+            /**
+             * Format: date-time
+             * @description When to start (RFC 3339, at most 30 days ahead; past, present or absent means now).
+             * @example 2026-12-01T09:00:00Z
+             */
+            send_at?: string | null;
+            template: components["schemas"]["TemplateUse"];
+        };
+        /** @description A utility or marketing message whose content a template of the business supplies. */
+        TemplatedMessage: {
+            body?: null;
+            /** @description The template's own category (`utility` or `marketing`). */
+            category: components["schemas"]["BroadcastCategory"];
+            /** Format: date-time */
+            expires_at?: string | null;
+            message_content?: null;
+            /**
+             * Format: date-time
+             * @description When to hand it out (RFC 3339, at most 30 days ahead); the template is rendered now.
+             * @example 2026-12-01T09:00:00Z
+             */
+            send_at?: string | null;
+            template: components["schemas"]["TemplateUse"];
+            /** @example +14155550124 */
+            to: string;
         };
         /** @description A broadcast of plain text: `utility` (a body is required), or `marketing`. */
         TextBroadcast: {
@@ -3285,8 +3672,28 @@ export interface components {
              * @example Sam
              */
             display_name?: string | null;
+            /**
+             * @description Your language, a BCP 47 tag (`pt-BR`): businesses you follow send you their templates'
+             *     variant for it (or the nearest, `pt`). `null` or empty clears it. No business reads it.
+             * @example pt-BR
+             */
+            language?: string | null;
             /** @description Whether businesses see when you read their messages (default true). */
             read_receipts?: boolean | null;
+        };
+        /** @description A new version: what is given replaces the newest version's. */
+        UpdateTemplateBody: {
+            /** @description Refused: a template's category never changes. */
+            category?: string | null;
+            default_locale?: string | null;
+            /** @description Refused: a template's name never changes. */
+            name?: string | null;
+            variables?: {
+                [key: string]: components["schemas"]["TemplateVariable"];
+            } | null;
+            variants?: {
+                [key: string]: components["schemas"]["TemplateVariant"];
+            } | null;
         };
         UpdateWebhookBody: {
             /** @description false pauses the endpoint; true resumes it. */
@@ -5159,7 +5566,8 @@ export interface operations {
                      *             "message_content": {},
                      *             "name": "text",
                      *             "send_at": "2026-11-23T10:00:00.000Z",
-                     *             "status": "scheduled"
+                     *             "status": "scheduled",
+                     *             "template": {}
                      *           }
                      *         ],
                      *         "has_more": true
@@ -5298,7 +5706,8 @@ export interface operations {
                      *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
-                     *         "status": "scheduled"
+                     *         "status": "scheduled",
+                     *         "template": {}
                      *       },
                      *       "message": "ok",
                      *       "success": true,
@@ -5308,7 +5717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_Broadcast"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -5318,7 +5727,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -5350,7 +5759,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress` */
+            /** @description Not Found: `template_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress`, `template_archived` */
             409: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -5360,7 +5783,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "idempotency_key_conflict" | "idempotency_in_progress";
+                        message?: "idempotency_key_conflict" | "idempotency_in_progress" | "template_archived";
                     };
                 };
             };
@@ -5447,7 +5870,8 @@ export interface operations {
                      *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
-                     *         "status": "scheduled"
+                     *         "status": "scheduled",
+                     *         "template": {}
                      *       },
                      *       "message": "ok",
                      *       "success": true,
@@ -5568,7 +5992,8 @@ export interface operations {
                      *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
-                     *         "status": "scheduled"
+                     *         "status": "scheduled",
+                     *         "template": {}
                      *       },
                      *       "message": "ok",
                      *       "success": true,
@@ -6342,6 +6767,14 @@ export interface operations {
                  *       "message_content": {},
                  *       "reply_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                  *       "send_at": "text",
+                 *       "template": {
+                 *         "locale": "pt-BR",
+                 *         "name": "order_shipped",
+                 *         "variables": {
+                 *           "order_id": "A-1042"
+                 *         },
+                 *         "version": 1
+                 *       },
                  *       "text": "It left our warehouse this morning."
                  *     }
                  */
@@ -6371,7 +6804,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_SendResult"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -6381,7 +6814,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -6413,7 +6846,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Found: `not_found`, `conversation_not_found` */
+            /** @description Not Found: `not_found`, `conversation_not_found`, `template_not_found` */
             404: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -6423,11 +6856,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "not_found" | "conversation_not_found";
+                        message?: "not_found" | "conversation_not_found" | "template_not_found";
                     };
                 };
             };
-            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress` */
+            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress`, `template_archived` */
             409: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -6437,7 +6870,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "idempotency_key_conflict" | "idempotency_in_progress";
+                        message?: "idempotency_key_conflict" | "idempotency_in_progress" | "template_archived";
                     };
                 };
             };
@@ -6520,6 +6953,14 @@ export interface operations {
                  *       "message_content": {},
                  *       "reply_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                  *       "send_at": "text",
+                 *       "template": {
+                 *         "locale": "pt-BR",
+                 *         "name": "order_shipped",
+                 *         "variables": {
+                 *           "order_id": "A-1042"
+                 *         },
+                 *         "version": 1
+                 *       },
                  *       "text": "It left our warehouse this morning."
                  *     }
                  */
@@ -6548,7 +6989,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_CheckResult"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -6558,7 +6999,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -6590,7 +7031,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Found: `not_found`, `conversation_not_found` */
+            /** @description Not Found: `not_found`, `conversation_not_found`, `template_not_found` */
             404: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -6600,7 +7041,21 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "not_found" | "conversation_not_found";
+                        message?: "not_found" | "conversation_not_found" | "template_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `template_archived` */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_archived";
                     };
                 };
             };
@@ -7695,6 +8150,12 @@ export interface operations {
                      *             "sent_by": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *             "source": "console",
                      *             "status": "scheduled",
+                     *             "template": {
+                     *               "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *               "locale": "text",
+                     *               "name": "text",
+                     *               "version": 1
+                     *             },
                      *             "to": "+14155550123"
                      *           }
                      *         ]
@@ -7829,7 +8290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_SendResult"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `invalid_phone_number`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key`, `recipient_not_found` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `invalid_phone_number`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key`, `recipient_not_found`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -7839,7 +8300,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "invalid_phone_number" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key" | "recipient_not_found";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "invalid_phone_number" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key" | "recipient_not_found" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -7871,7 +8332,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress` */
+            /** @description Not Found: `template_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress`, `template_archived` */
             409: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -7881,7 +8356,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "idempotency_key_conflict" | "idempotency_in_progress";
+                        message?: "idempotency_key_conflict" | "idempotency_in_progress" | "template_archived";
                     };
                 };
             };
@@ -7991,7 +8466,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_CheckResult"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `invalid_phone_number`, `message_body_required`, `invalid_message_content`, `recipient_not_found` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `invalid_phone_number`, `message_body_required`, `invalid_message_content`, `recipient_not_found`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -8001,7 +8476,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "invalid_phone_number" | "message_body_required" | "invalid_message_content" | "recipient_not_found";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "invalid_phone_number" | "message_body_required" | "invalid_message_content" | "recipient_not_found" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -8030,6 +8505,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         message?: "account_suspended" | "not_a_business_account" | "business_suspended" | "live_business_required" | "business_follow_required" | "authentication_reserved" | "marketing_opt_in_required";
+                    };
+                };
+            };
+            /** @description Not Found: `template_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `template_archived` */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_archived";
                     };
                 };
             };
@@ -8131,6 +8634,12 @@ export interface operations {
                      *         "sent_by": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "source": "console",
                      *         "status": "scheduled",
+                     *         "template": {
+                     *           "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *           "locale": "text",
+                     *           "name": "text",
+                     *           "version": 1
+                     *         },
                      *         "to": "+14155550123"
                      *       },
                      *       "message": "ok",
@@ -8251,6 +8760,12 @@ export interface operations {
                      *         "sent_by": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "source": "console",
                      *         "status": "scheduled",
+                     *         "template": {
+                     *           "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *           "locale": "text",
+                     *           "name": "text",
+                     *           "version": 1
+                     *         },
                      *         "to": "+14155550123"
                      *       },
                      *       "message": "ok",
@@ -8800,6 +9315,901 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         message?: "not_found";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    list_templates: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description The `id` of the last template of the previous page */
+                starting_after?: string;
+                category?: components["schemas"]["BroadcastCategory"];
+                /** @description Default `active` */
+                status?: components["schemas"]["TemplateStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The templates */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "has_more": true,
+                     *         "templates": [
+                     *           {
+                     *             "category": "utility",
+                     *             "created_at": "2026-11-23T10:00:00.000Z",
+                     *             "default_locale": "en",
+                     *             "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "name": "text",
+                     *             "status": "active",
+                     *             "variables": {
+                     *               "order_id": {
+                     *                 "max_length": 20
+                     *               }
+                     *             },
+                     *             "variants": {
+                     *               "en": {
+                     *                 "body": "Order {{order_id}} has shipped."
+                     *               },
+                     *               "pt-BR": {
+                     *                 "body": "O pedido {{order_id}} foi enviado."
+                     *               }
+                     *             },
+                     *             "version": 1
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_TemplateList"];
+                };
+            };
+            /** @description Bad Request: `invalid_request`, `invalid_limit` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_request" | "invalid_limit";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    create_template: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "category": "utility",
+                 *       "default_locale": "en",
+                 *       "name": "order_shipped",
+                 *       "variables": {
+                 *         "order_id": {
+                 *           "max_length": 20
+                 *         }
+                 *       },
+                 *       "variants": {
+                 *         "en": {
+                 *           "body": "Order {{order_id}} has shipped."
+                 *         },
+                 *         "pt-BR": {
+                 *           "body": "O pedido {{order_id}} foi enviado."
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTemplateBody"];
+            };
+        };
+        responses: {
+            /** @description The template at version 1 */
+            201: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "category": "utility",
+                     *         "created_at": "2026-11-23T10:00:00.000Z",
+                     *         "default_locale": "en",
+                     *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "name": "text",
+                     *         "status": "active",
+                     *         "variables": {
+                     *           "order_id": {
+                     *             "max_length": 20
+                     *           }
+                     *         },
+                     *         "variants": {
+                     *           "en": {
+                     *             "body": "Order {{order_id}} has shipped."
+                     *           },
+                     *           "pt-BR": {
+                     *             "body": "O pedido {{order_id}} foi enviado."
+                     *           }
+                     *         },
+                     *         "version": 1
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_Template"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended`, `insufficient_role` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description Conflict: `template_name_taken` */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_name_taken";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    get_template: {
+        parameters: {
+            query?: {
+                /** @description Default: the newest */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "category": "utility",
+                     *         "created_at": "2026-11-23T10:00:00.000Z",
+                     *         "default_locale": "en",
+                     *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "name": "text",
+                     *         "status": "active",
+                     *         "variables": {
+                     *           "order_id": {
+                     *             "max_length": 20
+                     *           }
+                     *         },
+                     *         "variants": {
+                     *           "en": {
+                     *             "body": "Order {{order_id}} has shipped."
+                     *           },
+                     *           "pt-BR": {
+                     *             "body": "O pedido {{order_id}} foi enviado."
+                     *           }
+                     *         },
+                     *         "version": 1
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_Template"];
+                };
+            };
+            /** @description Bad Request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `template_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "template_not_found";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    update_template: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "category": "text",
+                 *       "default_locale": "text",
+                 *       "name": "text",
+                 *       "variables": {},
+                 *       "variants": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateTemplateBody"];
+            };
+        };
+        responses: {
+            /** @description The template at its new version */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "category": "utility",
+                     *         "created_at": "2026-11-23T10:00:00.000Z",
+                     *         "default_locale": "en",
+                     *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "name": "text",
+                     *         "status": "active",
+                     *         "variables": {
+                     *           "order_id": {
+                     *             "max_length": 20
+                     *           }
+                     *         },
+                     *         "variants": {
+                     *           "en": {
+                     *             "body": "Order {{order_id}} has shipped."
+                     *           },
+                     *           "pt-BR": {
+                     *             "body": "O pedido {{order_id}} foi enviado."
+                     *           }
+                     *         },
+                     *         "version": 1
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_Template"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended`, `insufficient_role` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `template_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "template_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `template_archived` */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_archived";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    archive_template: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archived template */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "category": "utility",
+                     *         "created_at": "2026-11-23T10:00:00.000Z",
+                     *         "default_locale": "en",
+                     *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "name": "text",
+                     *         "status": "active",
+                     *         "variables": {
+                     *           "order_id": {
+                     *             "max_length": 20
+                     *           }
+                     *         },
+                     *         "variants": {
+                     *           "en": {
+                     *             "body": "Order {{order_id}} has shipped."
+                     *           },
+                     *           "pt-BR": {
+                     *             "body": "O pedido {{order_id}} foi enviado."
+                     *           }
+                     *         },
+                     *         "version": 1
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_Template"];
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended`, `insufficient_role` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `template_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "template_not_found";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    render_template: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "locale": "pt-BR",
+                 *       "variables": {
+                 *         "order_id": "A-1042"
+                 *       },
+                 *       "version": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["RenderTemplateBody"];
+            };
+        };
+        responses: {
+            /** @description The rendering */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "body": "text",
+                     *         "locale": "text",
+                     *         "message_content": {}
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_RenderedTemplate"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `template_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "template_not_found";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
                     };
                 };
             };
@@ -11465,6 +12875,7 @@ export interface operations {
                      *       "data": {
                      *         "business_account_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "display_name": "text",
+                     *         "language": "pt-BR",
                      *         "phone_number": "+14155550123",
                      *         "read_receipts": true,
                      *         "role": "owner",
@@ -11549,6 +12960,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "display_name": "Sam",
+                 *       "language": "pt-BR",
                  *       "read_receipts": true
                  *     }
                  */
@@ -11569,6 +12981,7 @@ export interface operations {
                      *       "data": {
                      *         "business_account_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "display_name": "text",
+                     *         "language": "pt-BR",
                      *         "phone_number": "+14155550123",
                      *         "read_receipts": true,
                      *         "role": "owner",
@@ -12315,7 +13728,8 @@ export interface operations {
                      *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
-                     *         "status": "scheduled"
+                     *         "status": "scheduled",
+                     *         "template": {}
                      *       },
                      *       "message": "ok",
                      *       "success": true,
@@ -12325,7 +13739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_Broadcast"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -12335,7 +13749,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -12367,7 +13781,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Found: `not_found` */
+            /** @description Not Found: `not_found`, `template_not_found` */
             404: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -12377,11 +13791,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "not_found";
+                        message?: "not_found" | "template_not_found";
                     };
                 };
             };
-            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress` */
+            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress`, `template_archived` */
             409: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -12391,7 +13805,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "idempotency_key_conflict" | "idempotency_in_progress";
+                        message?: "idempotency_key_conflict" | "idempotency_in_progress" | "template_archived";
                     };
                 };
             };
@@ -12479,7 +13893,8 @@ export interface operations {
                      *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
-                     *         "status": "scheduled"
+                     *         "status": "scheduled",
+                     *         "template": {}
                      *       },
                      *       "message": "ok",
                      *       "success": true,
@@ -12601,7 +14016,8 @@ export interface operations {
                      *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
-                     *         "status": "scheduled"
+                     *         "status": "scheduled",
+                     *         "template": {}
                      *       },
                      *       "message": "ok",
                      *       "success": true,
@@ -13279,6 +14695,14 @@ export interface operations {
                  *       "message_content": {},
                  *       "reply_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                  *       "send_at": "text",
+                 *       "template": {
+                 *         "locale": "pt-BR",
+                 *         "name": "order_shipped",
+                 *         "variables": {
+                 *           "order_id": "A-1042"
+                 *         },
+                 *         "version": 1
+                 *       },
                  *       "text": "It left our warehouse this morning."
                  *     }
                  */
@@ -13308,7 +14732,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_SendResult"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13318,7 +14742,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -13350,7 +14774,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Found: `not_found`, `conversation_not_found` */
+            /** @description Not Found: `not_found`, `conversation_not_found`, `template_not_found` */
             404: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13360,11 +14784,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "not_found" | "conversation_not_found";
+                        message?: "not_found" | "conversation_not_found" | "template_not_found";
                     };
                 };
             };
-            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress` */
+            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress`, `template_archived` */
             409: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13374,7 +14798,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "idempotency_key_conflict" | "idempotency_in_progress";
+                        message?: "idempotency_key_conflict" | "idempotency_in_progress" | "template_archived";
                     };
                 };
             };
@@ -13458,6 +14882,14 @@ export interface operations {
                  *       "message_content": {},
                  *       "reply_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                  *       "send_at": "text",
+                 *       "template": {
+                 *         "locale": "pt-BR",
+                 *         "name": "order_shipped",
+                 *         "variables": {
+                 *           "order_id": "A-1042"
+                 *         },
+                 *         "version": 1
+                 *       },
                  *       "text": "It left our warehouse this morning."
                  *     }
                  */
@@ -13486,7 +14918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_CheckResult"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13496,7 +14928,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -13528,7 +14960,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Found: `not_found`, `conversation_not_found` */
+            /** @description Not Found: `not_found`, `conversation_not_found`, `template_not_found` */
             404: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13538,7 +14970,21 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "not_found" | "conversation_not_found";
+                        message?: "not_found" | "conversation_not_found" | "template_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `template_archived` */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_archived";
                     };
                 };
             };
@@ -13797,7 +15243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_SendResult"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `invalid_phone_number`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key`, `recipient_not_found` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `invalid_phone_number`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key`, `recipient_not_found`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13807,7 +15253,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "invalid_phone_number" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key" | "recipient_not_found";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "invalid_phone_number" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key" | "recipient_not_found" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -13839,7 +15285,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Found: `not_found` */
+            /** @description Not Found: `not_found`, `template_not_found` */
             404: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13849,11 +15295,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "not_found";
+                        message?: "not_found" | "template_not_found";
                     };
                 };
             };
-            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress` */
+            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress`, `template_archived` */
             409: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13863,7 +15309,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "idempotency_key_conflict" | "idempotency_in_progress";
+                        message?: "idempotency_key_conflict" | "idempotency_in_progress" | "template_archived";
                     };
                 };
             };
@@ -13975,7 +15421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_CheckResult"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `invalid_phone_number`, `message_body_required`, `invalid_message_content`, `recipient_not_found` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `invalid_phone_number`, `message_body_required`, `invalid_message_content`, `recipient_not_found`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13985,7 +15431,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "invalid_phone_number" | "message_body_required" | "invalid_message_content" | "recipient_not_found";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "invalid_phone_number" | "message_body_required" | "invalid_message_content" | "recipient_not_found" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -14017,7 +15463,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Found: `not_found` */
+            /** @description Not Found: `not_found`, `template_not_found` */
             404: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -14027,7 +15473,21 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "not_found";
+                        message?: "not_found" | "template_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `template_archived` */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_archived";
                     };
                 };
             };
@@ -14130,6 +15590,12 @@ export interface operations {
                      *         "sent_by": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "source": "console",
                      *         "status": "scheduled",
+                     *         "template": {
+                     *           "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *           "locale": "text",
+                     *           "name": "text",
+                     *           "version": 1
+                     *         },
                      *         "to": "+14155550123"
                      *       },
                      *       "message": "ok",

@@ -637,6 +637,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/business/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The business's templates, newest first, each at its newest version (any role): active ones
+         *     unless `status=archived`.
+         */
+        get: operations["list_templates"];
+        put?: never;
+        /**
+         * Create a template at version 1 (owner, admin).
+         * @description Every check names the variant and the variable: each variant uses exactly the declared
+         *     variables, placeholders are `{{name}}` exactly, the rendering with every variable at its
+         *     `max_length` fits (4,096 characters; button URLs stay https URLs).
+         */
+        post: operations["create_template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/business/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One template at a version (default: the newest; any role). Versions never change. */
+        get: operations["get_template"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Make version n+1 (owner, admin): what is given replaces the newest version's; always a new
+         *     version. Name and category never change; earlier versions stay readable.
+         */
+        patch: operations["update_template"];
+        trace?: never;
+    };
+    "/business/templates/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a template for ever (owner, admin; again: the same answer). Sends naming it are
+         *     refused (409 `template_archived`); a replay of a send made before answers the original.
+         */
+        post: operations["archive_template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/business/templates/{id}/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Render a template as a send would (any role), for previews. */
+        post: operations["render_template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/business/usage": {
         parameters: {
             query?: never;
@@ -917,7 +1001,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change your own settings: the name businesses see in your conversations, read receipts. */
+        /**
+         * Change your own settings: the name businesses see in your conversations, read receipts, your
+         *     language.
+         */
         patch: operations["update_current_user"];
         trace?: never;
     };
@@ -1490,7 +1577,7 @@ export interface components {
         };
         /** @description A broadcast. */
         Broadcast: {
-            /** @description What it sends: `body`, or `message_content`. */
+            /** @description What it sends: `body`, `message_content`, or `template`. */
             body?: string | null;
             category: components["schemas"]["BroadcastCategory"];
             /**
@@ -1513,6 +1600,11 @@ export interface components {
              */
             send_at?: string | null;
             status: components["schemas"]["BroadcastStatus"];
+            /**
+             * @description A templated broadcast's template: `{"id", "name", "version"` (the one it renders, fixed
+             *     at creation)`, "variables", "locale"?}`.
+             */
+            template?: Record<string, never> | null;
         };
         /**
          * @description What a broadcast may send.
@@ -1654,8 +1746,8 @@ export interface components {
         };
         /**
          * @description A business message in a conversation: free text (`text`, `reply_to`) inside the window, or a
-         *     `utility` or `marketing` message (`category` with `body` or `message_content`) under that
-         *     category's consent rules whatever the window.
+         *     `utility` or `marketing` message (`category` with `body`, `message_content` or `template`)
+         *     under that category's consent rules whatever the window.
          */
         ConversationMessageBody: {
             body?: string | null;
@@ -1671,6 +1763,7 @@ export interface components {
             reply_to?: string | null;
             /** @description Refused: conversation messages go now. */
             send_at?: string | null;
+            template?: components["schemas"]["TemplateUse"] | null;
             /**
              * @description Free text, 1 to 4,096 characters (alone, with `reply_to`).
              * @example It left our warehouse this morning.
@@ -1692,7 +1785,7 @@ export interface components {
             scopes: components["schemas"]["ScopeList"];
         };
         /** @description A new broadcast, as the document describes it: one shape per kind of content. */
-        CreateBroadcastBody: components["schemas"]["TextBroadcast"] | components["schemas"]["RichBroadcast"];
+        CreateBroadcastBody: components["schemas"]["TextBroadcast"] | components["schemas"]["RichBroadcast"] | components["schemas"]["TemplatedBroadcast"];
         /** @description A new sandbox business. */
         CreateSandboxBody: {
             /**
@@ -1708,6 +1801,45 @@ export interface components {
              * @example https://acme.example
              */
             website_url?: string | null;
+        };
+        /** @description A new template. */
+        CreateTemplateBody: {
+            /** @description `utility` or `marketing`; never changes. */
+            category: components["schemas"]["BroadcastCategory"];
+            /**
+             * @description One of the variants' locales.
+             * @example en
+             */
+            default_locale: string;
+            /**
+             * @description Lowercase letters, digits and `_`, 1 to 64; unique in the business for ever (archived
+             *     templates keep theirs).
+             * @example order_shipped
+             */
+            name: string;
+            /**
+             * @example {
+             *       "order_id": {
+             *         "max_length": 20
+             *       }
+             *     }
+             */
+            variables?: {
+                [key: string]: components["schemas"]["TemplateVariable"];
+            };
+            /**
+             * @example {
+             *       "en": {
+             *         "body": "Order {{order_id}} has shipped."
+             *       },
+             *       "pt-BR": {
+             *         "body": "O pedido {{order_id}} foi enviado."
+             *       }
+             *     }
+             */
+            variants?: {
+                [key: string]: components["schemas"]["TemplateVariant"];
+            };
         };
         CreateWebhookBody: {
             /** @description At least one, each once. */
@@ -2330,6 +2462,24 @@ export interface components {
             timestamp: string;
         };
         /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
+        Envelope_RenderedTemplate: {
+            data: components["schemas"]["RenderedTemplate"];
+            /**
+             * @description Failures only: one sentence saying why, naming the field and the rule where there is
+             *     one. Never a secret, a stack trace or SQL.
+             */
+            detail?: string | null;
+            /** @description `message_sent` for sends, `ok` for other successes, the error code on failure. */
+            message: string;
+            /** @description true on success, false on failure. */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description When the answer was made (RFC 3339, UTC).
+             */
+            timestamp: string;
+        };
+        /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
         Envelope_SendResult: {
             data: components["schemas"]["SendResult"];
             /**
@@ -2350,6 +2500,42 @@ export interface components {
         /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
         Envelope_TeamMember: {
             data: components["schemas"]["TeamMember"];
+            /**
+             * @description Failures only: one sentence saying why, naming the field and the rule where there is
+             *     one. Never a secret, a stack trace or SQL.
+             */
+            detail?: string | null;
+            /** @description `message_sent` for sends, `ok` for other successes, the error code on failure. */
+            message: string;
+            /** @description true on success, false on failure. */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description When the answer was made (RFC 3339, UTC).
+             */
+            timestamp: string;
+        };
+        /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
+        Envelope_Template: {
+            data: components["schemas"]["Template"];
+            /**
+             * @description Failures only: one sentence saying why, naming the field and the rule where there is
+             *     one. Never a secret, a stack trace or SQL.
+             */
+            detail?: string | null;
+            /** @description `message_sent` for sends, `ok` for other successes, the error code on failure. */
+            message: string;
+            /** @description true on success, false on failure. */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description When the answer was made (RFC 3339, UTC).
+             */
+            timestamp: string;
+        };
+        /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
+        Envelope_TemplateList: {
+            data: components["schemas"]["TemplateList"];
             /**
              * @description Failures only: one sentence saying why, naming the field and the rule where there is
              *     one. Never a secret, a stack trace or SQL.
@@ -2513,7 +2699,7 @@ export interface components {
          * @description Every error code the service answers with (the `message` of a failure). Each route lists its own in its answers.
          * @enum {string}
          */
-        ErrorCode: "malformed_json" | "invalid_request" | "invalid_phone_number" | "invalid_otp_code" | "invalid_limit" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "recipient_not_found" | "invalid_idempotency_key" | "invalid_webhook_url" | "invalid_webhook_events" | "invalid_app_scopes" | "user_not_found" | "user_in_another_business" | "cannot_remove_owner" | "team_member_not_found" | "unauthorized" | "invalid_app_token" | "invalid_refresh_token" | "invalid_qr_secret" | "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role" | "owner_required" | "console_access_required" | "authentication_reserved" | "app_scope_required" | "app_business_mismatch" | "live_business_required" | "business_not_live" | "cannot_follow_own_business" | "business_follow_required" | "marketing_opt_in_required" | "service_window_closed" | "conversation_blocked" | "not_found" | "business_not_found" | "qr_session_not_found" | "follow_not_found" | "app_not_found" | "webhook_not_found" | "grant_not_found" | "message_not_found" | "delivery_not_found" | "broadcast_not_found" | "conversation_not_found" | "method_not_allowed" | "request_timeout" | "business_already_exists" | "user_already_exists" | "idempotency_key_conflict" | "idempotency_in_progress" | "qr_session_not_pending" | "qr_session_not_approved" | "qr_session_already_exchanged" | "webhook_url_conflict" | "webhook_paused" | "delivery_not_failed" | "message_not_cancelable" | "broadcast_not_cancelable" | "webhook_limit_reached" | "payload_too_large" | "request_header_too_large" | "rate_limited" | "business_send_rate_limited" | "internal_error" | "sms_delivery_unavailable" | "service_unavailable";
+        ErrorCode: "malformed_json" | "invalid_request" | "invalid_phone_number" | "invalid_otp_code" | "invalid_limit" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "recipient_not_found" | "invalid_idempotency_key" | "invalid_webhook_url" | "invalid_webhook_events" | "invalid_app_scopes" | "user_not_found" | "user_in_another_business" | "cannot_remove_owner" | "team_member_not_found" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid" | "unauthorized" | "invalid_app_token" | "invalid_refresh_token" | "invalid_qr_secret" | "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role" | "owner_required" | "console_access_required" | "authentication_reserved" | "app_scope_required" | "app_business_mismatch" | "live_business_required" | "business_not_live" | "cannot_follow_own_business" | "business_follow_required" | "marketing_opt_in_required" | "service_window_closed" | "conversation_blocked" | "not_found" | "business_not_found" | "qr_session_not_found" | "follow_not_found" | "app_not_found" | "webhook_not_found" | "grant_not_found" | "message_not_found" | "delivery_not_found" | "broadcast_not_found" | "conversation_not_found" | "template_not_found" | "method_not_allowed" | "request_timeout" | "business_already_exists" | "user_already_exists" | "idempotency_key_conflict" | "idempotency_in_progress" | "qr_session_not_pending" | "qr_session_not_approved" | "qr_session_already_exchanged" | "webhook_url_conflict" | "webhook_paused" | "delivery_not_failed" | "message_not_cancelable" | "broadcast_not_cancelable" | "webhook_limit_reached" | "template_name_taken" | "template_archived" | "payload_too_large" | "request_header_too_large" | "rate_limited" | "business_send_rate_limited" | "internal_error" | "sms_delivery_unavailable" | "service_unavailable";
         /**
          * @description A failure: `message` is the error code, `data` is null, `detail` says why.
          * @example {
@@ -2764,6 +2950,12 @@ export interface components {
             business_account_id?: string | null;
             /** @description Shown to a business only in the conversations the user started; `null` without one. */
             display_name?: string | null;
+            /**
+             * @description Your own language (a BCP 47 tag, canonical): the variant of a template that businesses
+             *     you follow send you; `null` when not set.
+             * @example pt-BR
+             */
+            language?: string | null;
             /** @example +14155550123 */
             phone_number: string;
             /** @description Whether businesses see when the user read their messages. */
@@ -2895,6 +3087,7 @@ export interface components {
             sent_by?: string | null;
             source: components["schemas"]["MessageSource"];
             status: components["schemas"]["MessageStatus"];
+            template?: components["schemas"]["MessageTemplateRef"] | null;
             /**
              * @description Null for a broadcast message and for a conversation message: neither hands the business
              *     a number.
@@ -2931,6 +3124,16 @@ export interface components {
          * @enum {string}
          */
         MessageStatus: "scheduled" | "accepted" | "delivered" | "failed" | "canceled";
+        /** @description What a templated message was rendered from. */
+        MessageTemplateRef: {
+            /** Format: uuid */
+            id: string;
+            /** @description The variant sent. */
+            locale: string;
+            name: string;
+            /** Format: int32 */
+            version: number;
+        };
         /** @description Kept messages: `total` counts every status, `failed` excludes `canceled`. */
         MessageTotals: {
             /** Format: int64 */
@@ -3073,6 +3276,35 @@ export interface components {
             /** @description The refresh token of the last pair issued. */
             refresh_token: string;
         };
+        /** @description A preview: what a send with these variables would carry. */
+        RenderTemplateBody: {
+            /**
+             * @description A BCP 47 tag (by lookup); default: the template's default locale.
+             * @example pt-BR
+             */
+            locale?: string | null;
+            /**
+             * @description Every variable of the template, each a string.
+             * @example {
+             *       "order_id": "A-1042"
+             *     }
+             */
+            variables: {
+                [key: string]: string;
+            };
+            /**
+             * Format: int64
+             * @description Default: the newest.
+             */
+            version?: number | null;
+        };
+        /** @description A rendering. */
+        RenderedTemplate: {
+            body?: string | null;
+            /** @description The variant rendered. */
+            locale: string;
+            message_content?: Record<string, never> | null;
+        };
         /** @description A `marketing` broadcast with structured content. */
         RichBroadcast: {
             body?: null;
@@ -3123,7 +3355,7 @@ export interface components {
         Scope: "authentication" | "utility" | "marketing" | "service";
         ScopeList: components["schemas"]["Scope"][];
         /** @description A send: one shape per category. */
-        SendMessageBody: components["schemas"]["AuthenticationMessage"] | components["schemas"]["UtilityMessage"] | components["schemas"]["MarketingTextMessage"] | components["schemas"]["MarketingRichMessage"];
+        SendMessageBody: components["schemas"]["AuthenticationMessage"] | components["schemas"]["UtilityMessage"] | components["schemas"]["MarketingTextMessage"] | components["schemas"]["MarketingRichMessage"] | components["schemas"]["TemplatedMessage"];
         /** @description The accepted send: `status` is always `sent` (the outcome arrives later). */
         SendResult: {
             /** Format: uuid */
@@ -3166,6 +3398,161 @@ export interface components {
             role: components["schemas"]["Role"];
             /** Format: uuid */
             user_id: string;
+        };
+        /** @description A template at one version. */
+        Template: {
+            category: components["schemas"]["BroadcastCategory"];
+            /**
+             * Format: date-time
+             * @description When this version was made.
+             */
+            created_at: string;
+            /** @example en */
+            default_locale: string;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            status: components["schemas"]["TemplateStatus"];
+            /**
+             * @example {
+             *       "order_id": {
+             *         "max_length": 20
+             *       }
+             *     }
+             */
+            variables: {
+                [key: string]: components["schemas"]["TemplateVariable"];
+            };
+            /**
+             * @description By canonical BCP 47 locale.
+             * @example {
+             *       "en": {
+             *         "body": "Order {{order_id}} has shipped."
+             *       },
+             *       "pt-BR": {
+             *         "body": "O pedido {{order_id}} foi enviado."
+             *       }
+             *     }
+             */
+            variants: {
+                [key: string]: components["schemas"]["TemplateVariant"];
+            };
+            /** Format: int32 */
+            version: number;
+        };
+        TemplateList: {
+            /** @description Whether more follow: ask again with `starting_after` = the last `id`. */
+            has_more: boolean;
+            templates: components["schemas"]["Template"][];
+        };
+        /**
+         * @description A template's status.
+         * @enum {string}
+         */
+        TemplateStatus: "active" | "archived";
+        /**
+         * @description A template a send names: rendered when the recipient is known, with the explicit `locale`,
+         *     else the recipient's own language when they follow the business, else the template's
+         *     default (each by RFC 4647 lookup: `pt-BR`, then `pt`). A replay with the same
+         *     Idempotency-Key answers the original; the template and its variables are part of the key's
+         *     content.
+         */
+        TemplateUse: {
+            /**
+             * @description A BCP 47 tag: the variant to send (by lookup; none found is refused).
+             * @example pt-BR
+             */
+            locale?: string | null;
+            /**
+             * @description The template's name.
+             * @example order_shipped
+             */
+            name: string;
+            /**
+             * @description Every variable of the template, each a string of 1 to its `max_length` characters
+             *     (values placed in URLs are percent-encoded).
+             * @example {
+             *       "order_id": "A-1042"
+             *     }
+             */
+            variables: {
+                [key: string]: string;
+            };
+            /**
+             * Format: int64
+             * @description A version (default: the newest).
+             */
+            version?: number | null;
+        };
+        /** @description A variable: the longest value a send may give it. */
+        TemplateVariable: {
+            /**
+             * Format: int64
+             * @description 1 to 1,000 characters: required.
+             * @example 20
+             */
+            max_length?: number | null;
+        };
+        /**
+         * @description One locale's content: `body` (utility and marketing), or `message_content` (marketing: the
+         *     send's structured content; variables in `text`, `title` and button URLs). Every variant of
+         *     a template is of one kind and uses every variable.
+         */
+        TemplateVariant: {
+            /**
+             * @description Text with `{{variable}}` placeholders.
+             * @example Order {{order_id}} has shipped.
+             */
+            body?: string | null;
+            message_content?: Record<string, never> | null;
+        };
+        /**
+         * @description A broadcast whose content a template of the business supplies: one set of variables, each
+         *     recipient's own variant (their language when the template has it, else the default, unless
+         *     `template.locale` names one). The version found at creation is the one every message
+         *     renders.
+         */
+        TemplatedBroadcast: {
+            body?: null;
+            /** @description The template's own category. */
+            category: components["schemas"]["BroadcastCategory"];
+            /**
+             * Format: int64
+             * @description The most messages per second, 1 to half of `BUSINESS_SENDS_PER_SECOND` (the default).
+             * @example 100
+             */
+            max_per_second?: number | null;
+            message_content?: null;
+            /**
+             * @description 1 to 100 characters, shown in the console.
+             * @example Shipping notices
+             */
+            name: string;
+            /**
+             * Format: date-time
+             * @description When to start (RFC 3339, at most 30 days ahead; past, present or absent means now).
+             * @example 2026-12-01T09:00:00Z
+             */
+            send_at?: string | null;
+            template: components["schemas"]["TemplateUse"];
+        };
+        /** @description A utility or marketing message whose content a template of the business supplies. */
+        TemplatedMessage: {
+            body?: null;
+            /** @description The template's own category (`utility` or `marketing`). */
+            category: components["schemas"]["BroadcastCategory"];
+            /** Format: date-time */
+            expires_at?: string | null;
+            message_content?: null;
+            /**
+             * Format: date-time
+             * @description When to hand it out (RFC 3339, at most 30 days ahead); the template is rendered now.
+             * @example 2026-12-01T09:00:00Z
+             */
+            send_at?: string | null;
+            template: components["schemas"]["TemplateUse"];
+            /** @example +14155550124 */
+            to: string;
         };
         /** @description A broadcast of plain text: `utility` (a body is required), or `marketing`. */
         TextBroadcast: {
@@ -3286,8 +3673,28 @@ export interface components {
              * @example Sam
              */
             display_name?: string | null;
+            /**
+             * @description Your language, a BCP 47 tag (`pt-BR`): businesses you follow send you their templates'
+             *     variant for it (or the nearest, `pt`). `null` or empty clears it. No business reads it.
+             * @example pt-BR
+             */
+            language?: string | null;
             /** @description Whether businesses see when you read their messages (default true). */
             read_receipts?: boolean | null;
+        };
+        /** @description A new version: what is given replaces the newest version's. */
+        UpdateTemplateBody: {
+            /** @description Refused: a template's category never changes. */
+            category?: string | null;
+            default_locale?: string | null;
+            /** @description Refused: a template's name never changes. */
+            name?: string | null;
+            variables?: {
+                [key: string]: components["schemas"]["TemplateVariable"];
+            } | null;
+            variants?: {
+                [key: string]: components["schemas"]["TemplateVariant"];
+            } | null;
         };
         UpdateWebhookBody: {
             /** @description false pauses the endpoint; true resumes it. */
@@ -5160,7 +5567,8 @@ export interface operations {
                      *             "message_content": {},
                      *             "name": "text",
                      *             "send_at": "2026-11-23T10:00:00.000Z",
-                     *             "status": "scheduled"
+                     *             "status": "scheduled",
+                     *             "template": {}
                      *           }
                      *         ],
                      *         "has_more": true
@@ -5299,7 +5707,8 @@ export interface operations {
                      *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
-                     *         "status": "scheduled"
+                     *         "status": "scheduled",
+                     *         "template": {}
                      *       },
                      *       "message": "ok",
                      *       "success": true,
@@ -5309,7 +5718,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_Broadcast"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -5319,7 +5728,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -5351,7 +5760,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress` */
+            /** @description Not Found: `template_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress`, `template_archived` */
             409: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -5361,7 +5784,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "idempotency_key_conflict" | "idempotency_in_progress";
+                        message?: "idempotency_key_conflict" | "idempotency_in_progress" | "template_archived";
                     };
                 };
             };
@@ -5448,7 +5871,8 @@ export interface operations {
                      *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
-                     *         "status": "scheduled"
+                     *         "status": "scheduled",
+                     *         "template": {}
                      *       },
                      *       "message": "ok",
                      *       "success": true,
@@ -5569,7 +5993,8 @@ export interface operations {
                      *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
-                     *         "status": "scheduled"
+                     *         "status": "scheduled",
+                     *         "template": {}
                      *       },
                      *       "message": "ok",
                      *       "success": true,
@@ -6343,6 +6768,14 @@ export interface operations {
                  *       "message_content": {},
                  *       "reply_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                  *       "send_at": "text",
+                 *       "template": {
+                 *         "locale": "pt-BR",
+                 *         "name": "order_shipped",
+                 *         "variables": {
+                 *           "order_id": "A-1042"
+                 *         },
+                 *         "version": 1
+                 *       },
                  *       "text": "It left our warehouse this morning."
                  *     }
                  */
@@ -6372,7 +6805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_SendResult"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -6382,7 +6815,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -6414,7 +6847,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Found: `not_found`, `conversation_not_found` */
+            /** @description Not Found: `not_found`, `conversation_not_found`, `template_not_found` */
             404: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -6424,11 +6857,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "not_found" | "conversation_not_found";
+                        message?: "not_found" | "conversation_not_found" | "template_not_found";
                     };
                 };
             };
-            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress` */
+            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress`, `template_archived` */
             409: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -6438,7 +6871,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "idempotency_key_conflict" | "idempotency_in_progress";
+                        message?: "idempotency_key_conflict" | "idempotency_in_progress" | "template_archived";
                     };
                 };
             };
@@ -6521,6 +6954,14 @@ export interface operations {
                  *       "message_content": {},
                  *       "reply_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                  *       "send_at": "text",
+                 *       "template": {
+                 *         "locale": "pt-BR",
+                 *         "name": "order_shipped",
+                 *         "variables": {
+                 *           "order_id": "A-1042"
+                 *         },
+                 *         "version": 1
+                 *       },
                  *       "text": "It left our warehouse this morning."
                  *     }
                  */
@@ -6549,7 +6990,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_CheckResult"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -6559,7 +7000,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -6591,7 +7032,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Found: `not_found`, `conversation_not_found` */
+            /** @description Not Found: `not_found`, `conversation_not_found`, `template_not_found` */
             404: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -6601,7 +7042,21 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "not_found" | "conversation_not_found";
+                        message?: "not_found" | "conversation_not_found" | "template_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `template_archived` */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_archived";
                     };
                 };
             };
@@ -7696,6 +8151,12 @@ export interface operations {
                      *             "sent_by": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *             "source": "console",
                      *             "status": "scheduled",
+                     *             "template": {
+                     *               "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *               "locale": "text",
+                     *               "name": "text",
+                     *               "version": 1
+                     *             },
                      *             "to": "+14155550123"
                      *           }
                      *         ]
@@ -7830,7 +8291,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_SendResult"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `invalid_phone_number`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key`, `recipient_not_found` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `invalid_phone_number`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key`, `recipient_not_found`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -7840,7 +8301,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "invalid_phone_number" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key" | "recipient_not_found";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "invalid_phone_number" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key" | "recipient_not_found" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -7872,7 +8333,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress` */
+            /** @description Not Found: `template_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress`, `template_archived` */
             409: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -7882,7 +8357,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "idempotency_key_conflict" | "idempotency_in_progress";
+                        message?: "idempotency_key_conflict" | "idempotency_in_progress" | "template_archived";
                     };
                 };
             };
@@ -7992,7 +8467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_CheckResult"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `invalid_phone_number`, `message_body_required`, `invalid_message_content`, `recipient_not_found` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `invalid_phone_number`, `message_body_required`, `invalid_message_content`, `recipient_not_found`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -8002,7 +8477,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "invalid_phone_number" | "message_body_required" | "invalid_message_content" | "recipient_not_found";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "invalid_phone_number" | "message_body_required" | "invalid_message_content" | "recipient_not_found" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -8031,6 +8506,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         message?: "account_suspended" | "not_a_business_account" | "business_suspended" | "live_business_required" | "business_follow_required" | "authentication_reserved" | "marketing_opt_in_required";
+                    };
+                };
+            };
+            /** @description Not Found: `template_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `template_archived` */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_archived";
                     };
                 };
             };
@@ -8132,6 +8635,12 @@ export interface operations {
                      *         "sent_by": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "source": "console",
                      *         "status": "scheduled",
+                     *         "template": {
+                     *           "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *           "locale": "text",
+                     *           "name": "text",
+                     *           "version": 1
+                     *         },
                      *         "to": "+14155550123"
                      *       },
                      *       "message": "ok",
@@ -8252,6 +8761,12 @@ export interface operations {
                      *         "sent_by": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "source": "console",
                      *         "status": "scheduled",
+                     *         "template": {
+                     *           "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *           "locale": "text",
+                     *           "name": "text",
+                     *           "version": 1
+                     *         },
                      *         "to": "+14155550123"
                      *       },
                      *       "message": "ok",
@@ -8801,6 +9316,901 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         message?: "not_found";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    list_templates: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description The `id` of the last template of the previous page */
+                starting_after?: string;
+                category?: components["schemas"]["BroadcastCategory"];
+                /** @description Default `active` */
+                status?: components["schemas"]["TemplateStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The templates */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "has_more": true,
+                     *         "templates": [
+                     *           {
+                     *             "category": "utility",
+                     *             "created_at": "2026-11-23T10:00:00.000Z",
+                     *             "default_locale": "en",
+                     *             "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "name": "text",
+                     *             "status": "active",
+                     *             "variables": {
+                     *               "order_id": {
+                     *                 "max_length": 20
+                     *               }
+                     *             },
+                     *             "variants": {
+                     *               "en": {
+                     *                 "body": "Order {{order_id}} has shipped."
+                     *               },
+                     *               "pt-BR": {
+                     *                 "body": "O pedido {{order_id}} foi enviado."
+                     *               }
+                     *             },
+                     *             "version": 1
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_TemplateList"];
+                };
+            };
+            /** @description Bad Request: `invalid_request`, `invalid_limit` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_request" | "invalid_limit";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    create_template: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "category": "utility",
+                 *       "default_locale": "en",
+                 *       "name": "order_shipped",
+                 *       "variables": {
+                 *         "order_id": {
+                 *           "max_length": 20
+                 *         }
+                 *       },
+                 *       "variants": {
+                 *         "en": {
+                 *           "body": "Order {{order_id}} has shipped."
+                 *         },
+                 *         "pt-BR": {
+                 *           "body": "O pedido {{order_id}} foi enviado."
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTemplateBody"];
+            };
+        };
+        responses: {
+            /** @description The template at version 1 */
+            201: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "category": "utility",
+                     *         "created_at": "2026-11-23T10:00:00.000Z",
+                     *         "default_locale": "en",
+                     *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "name": "text",
+                     *         "status": "active",
+                     *         "variables": {
+                     *           "order_id": {
+                     *             "max_length": 20
+                     *           }
+                     *         },
+                     *         "variants": {
+                     *           "en": {
+                     *             "body": "Order {{order_id}} has shipped."
+                     *           },
+                     *           "pt-BR": {
+                     *             "body": "O pedido {{order_id}} foi enviado."
+                     *           }
+                     *         },
+                     *         "version": 1
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_Template"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended`, `insufficient_role` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description Conflict: `template_name_taken` */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_name_taken";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    get_template: {
+        parameters: {
+            query?: {
+                /** @description Default: the newest */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "category": "utility",
+                     *         "created_at": "2026-11-23T10:00:00.000Z",
+                     *         "default_locale": "en",
+                     *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "name": "text",
+                     *         "status": "active",
+                     *         "variables": {
+                     *           "order_id": {
+                     *             "max_length": 20
+                     *           }
+                     *         },
+                     *         "variants": {
+                     *           "en": {
+                     *             "body": "Order {{order_id}} has shipped."
+                     *           },
+                     *           "pt-BR": {
+                     *             "body": "O pedido {{order_id}} foi enviado."
+                     *           }
+                     *         },
+                     *         "version": 1
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_Template"];
+                };
+            };
+            /** @description Bad Request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `template_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "template_not_found";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    update_template: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "category": "text",
+                 *       "default_locale": "text",
+                 *       "name": "text",
+                 *       "variables": {},
+                 *       "variants": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateTemplateBody"];
+            };
+        };
+        responses: {
+            /** @description The template at its new version */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "category": "utility",
+                     *         "created_at": "2026-11-23T10:00:00.000Z",
+                     *         "default_locale": "en",
+                     *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "name": "text",
+                     *         "status": "active",
+                     *         "variables": {
+                     *           "order_id": {
+                     *             "max_length": 20
+                     *           }
+                     *         },
+                     *         "variants": {
+                     *           "en": {
+                     *             "body": "Order {{order_id}} has shipped."
+                     *           },
+                     *           "pt-BR": {
+                     *             "body": "O pedido {{order_id}} foi enviado."
+                     *           }
+                     *         },
+                     *         "version": 1
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_Template"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended`, `insufficient_role` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `template_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "template_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `template_archived` */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_archived";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    archive_template: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archived template */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "category": "utility",
+                     *         "created_at": "2026-11-23T10:00:00.000Z",
+                     *         "default_locale": "en",
+                     *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "name": "text",
+                     *         "status": "active",
+                     *         "variables": {
+                     *           "order_id": {
+                     *             "max_length": 20
+                     *           }
+                     *         },
+                     *         "variants": {
+                     *           "en": {
+                     *             "body": "Order {{order_id}} has shipped."
+                     *           },
+                     *           "pt-BR": {
+                     *             "body": "O pedido {{order_id}} foi enviado."
+                     *           }
+                     *         },
+                     *         "version": 1
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_Template"];
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended`, `insufficient_role` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `template_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "template_not_found";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    render_template: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "locale": "pt-BR",
+                 *       "variables": {
+                 *         "order_id": "A-1042"
+                 *       },
+                 *       "version": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["RenderTemplateBody"];
+            };
+        };
+        responses: {
+            /** @description The rendering */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "body": "text",
+                     *         "locale": "text",
+                     *         "message_content": {}
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_RenderedTemplate"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `template_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "template_not_found";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
                     };
                 };
             };
@@ -11466,6 +12876,7 @@ export interface operations {
                      *       "data": {
                      *         "business_account_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "display_name": "text",
+                     *         "language": "pt-BR",
                      *         "phone_number": "+14155550123",
                      *         "read_receipts": true,
                      *         "role": "owner",
@@ -11550,6 +12961,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "display_name": "Sam",
+                 *       "language": "pt-BR",
                  *       "read_receipts": true
                  *     }
                  */
@@ -11570,6 +12982,7 @@ export interface operations {
                      *       "data": {
                      *         "business_account_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "display_name": "text",
+                     *         "language": "pt-BR",
                      *         "phone_number": "+14155550123",
                      *         "read_receipts": true,
                      *         "role": "owner",
@@ -12316,7 +13729,8 @@ export interface operations {
                      *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
-                     *         "status": "scheduled"
+                     *         "status": "scheduled",
+                     *         "template": {}
                      *       },
                      *       "message": "ok",
                      *       "success": true,
@@ -12326,7 +13740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_Broadcast"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -12336,7 +13750,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -12368,7 +13782,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Found: `not_found` */
+            /** @description Not Found: `not_found`, `template_not_found` */
             404: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -12378,11 +13792,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "not_found";
+                        message?: "not_found" | "template_not_found";
                     };
                 };
             };
-            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress` */
+            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress`, `template_archived` */
             409: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -12392,7 +13806,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "idempotency_key_conflict" | "idempotency_in_progress";
+                        message?: "idempotency_key_conflict" | "idempotency_in_progress" | "template_archived";
                     };
                 };
             };
@@ -12480,7 +13894,8 @@ export interface operations {
                      *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
-                     *         "status": "scheduled"
+                     *         "status": "scheduled",
+                     *         "template": {}
                      *       },
                      *       "message": "ok",
                      *       "success": true,
@@ -12602,7 +14017,8 @@ export interface operations {
                      *         "message_content": {},
                      *         "name": "text",
                      *         "send_at": "2026-11-23T10:00:00.000Z",
-                     *         "status": "scheduled"
+                     *         "status": "scheduled",
+                     *         "template": {}
                      *       },
                      *       "message": "ok",
                      *       "success": true,
@@ -13280,6 +14696,14 @@ export interface operations {
                  *       "message_content": {},
                  *       "reply_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                  *       "send_at": "text",
+                 *       "template": {
+                 *         "locale": "pt-BR",
+                 *         "name": "order_shipped",
+                 *         "variables": {
+                 *           "order_id": "A-1042"
+                 *         },
+                 *         "version": 1
+                 *       },
                  *       "text": "It left our warehouse this morning."
                  *     }
                  */
@@ -13309,7 +14733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_SendResult"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13319,7 +14743,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -13351,7 +14775,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Found: `not_found`, `conversation_not_found` */
+            /** @description Not Found: `not_found`, `conversation_not_found`, `template_not_found` */
             404: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13361,11 +14785,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "not_found" | "conversation_not_found";
+                        message?: "not_found" | "conversation_not_found" | "template_not_found";
                     };
                 };
             };
-            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress` */
+            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress`, `template_archived` */
             409: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13375,7 +14799,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "idempotency_key_conflict" | "idempotency_in_progress";
+                        message?: "idempotency_key_conflict" | "idempotency_in_progress" | "template_archived";
                     };
                 };
             };
@@ -13459,6 +14883,14 @@ export interface operations {
                  *       "message_content": {},
                  *       "reply_to": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                  *       "send_at": "text",
+                 *       "template": {
+                 *         "locale": "pt-BR",
+                 *         "name": "order_shipped",
+                 *         "variables": {
+                 *           "order_id": "A-1042"
+                 *         },
+                 *         "version": 1
+                 *       },
                  *       "text": "It left our warehouse this morning."
                  *     }
                  */
@@ -13487,7 +14919,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_CheckResult"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `message_body_required`, `invalid_message_content`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13497,7 +14929,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -13529,7 +14961,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Found: `not_found`, `conversation_not_found` */
+            /** @description Not Found: `not_found`, `conversation_not_found`, `template_not_found` */
             404: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13539,7 +14971,21 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "not_found" | "conversation_not_found";
+                        message?: "not_found" | "conversation_not_found" | "template_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `template_archived` */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_archived";
                     };
                 };
             };
@@ -13798,7 +15244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_SendResult"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `invalid_phone_number`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key`, `recipient_not_found` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `invalid_phone_number`, `message_body_required`, `invalid_message_content`, `invalid_idempotency_key`, `recipient_not_found`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13808,7 +15254,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "invalid_phone_number" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key" | "recipient_not_found";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "invalid_phone_number" | "message_body_required" | "invalid_message_content" | "invalid_idempotency_key" | "recipient_not_found" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -13840,7 +15286,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Found: `not_found` */
+            /** @description Not Found: `not_found`, `template_not_found` */
             404: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13850,11 +15296,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "not_found";
+                        message?: "not_found" | "template_not_found";
                     };
                 };
             };
-            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress` */
+            /** @description Conflict: `idempotency_key_conflict`, `idempotency_in_progress`, `template_archived` */
             409: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13864,7 +15310,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "idempotency_key_conflict" | "idempotency_in_progress";
+                        message?: "idempotency_key_conflict" | "idempotency_in_progress" | "template_archived";
                     };
                 };
             };
@@ -13976,7 +15422,7 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_CheckResult"];
                 };
             };
-            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `invalid_phone_number`, `message_body_required`, `invalid_message_content`, `recipient_not_found` */
+            /** @description Bad Request: `malformed_json`, `invalid_request`, `invalid_message_category`, `invalid_phone_number`, `message_body_required`, `invalid_message_content`, `recipient_not_found`, `template_category_mismatch`, `template_variable_missing`, `template_variable_unknown`, `template_variable_invalid` */
             400: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -13986,7 +15432,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "invalid_phone_number" | "message_body_required" | "invalid_message_content" | "recipient_not_found";
+                        message?: "malformed_json" | "invalid_request" | "invalid_message_category" | "invalid_phone_number" | "message_body_required" | "invalid_message_content" | "recipient_not_found" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid";
                     };
                 };
             };
@@ -14018,7 +15464,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Found: `not_found` */
+            /** @description Not Found: `not_found`, `template_not_found` */
             404: {
                 headers: {
                     /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
@@ -14028,7 +15474,21 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        message?: "not_found";
+                        message?: "not_found" | "template_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `template_archived` */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "template_archived";
                     };
                 };
             };
@@ -14131,6 +15591,12 @@ export interface operations {
                      *         "sent_by": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "source": "console",
                      *         "status": "scheduled",
+                     *         "template": {
+                     *           "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *           "locale": "text",
+                     *           "name": "text",
+                     *           "version": 1
+                     *         },
                      *         "to": "+14155550123"
                      *       },
                      *       "message": "ok",

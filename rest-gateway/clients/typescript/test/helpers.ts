@@ -9,6 +9,8 @@ import { createClient, unwrap } from "business-messaging";
 export interface Demo {
   business_account_id: string;
   owner_phone_number: string;
+  /** A fresh access token of the owner (`admin demo` signs them in). */
+  owner_access_token: string;
   app_token: string;
   follower_count: number;
   followers: { phone_number: string }[];

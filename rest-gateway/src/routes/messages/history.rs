@@ -51,6 +51,8 @@ pub struct MessageRecord {
     /// The structured content sent; an authentication message's `code` shows as `"******"`.
     #[schema(value_type = Option<Object>)]
     pub message_content: Option<serde_json::Value>,
+    /// What a templated message was rendered from; null otherwise.
+    pub template: Option<MessageTemplateRef>,
 }
 
 impl From<pb::MessageRecord> for MessageRecord {
@@ -75,6 +77,7 @@ impl From<pb::MessageRecord> for MessageRecord {
             message_content: m
                 .message_content_json
                 .and_then(|json| serde_json::from_str(&json).ok()),
+            template: m.template.map(Into::into),
         }
     }
 }

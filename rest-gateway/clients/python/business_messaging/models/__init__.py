@@ -15,6 +15,7 @@ from .broadcast_counts import BroadcastCounts
 from .broadcast_list import BroadcastList
 from .broadcast_message_content_type_0 import BroadcastMessageContentType0
 from .broadcast_status import BroadcastStatus
+from .broadcast_template_type_0 import BroadcastTemplateType0
 from .business_account import BusinessAccount
 from .business_mode import BusinessMode
 from .business_status import BusinessStatus
@@ -29,6 +30,9 @@ from .conversation_message_body_message_content_type_0 import (
 from .conversation_status import ConversationStatus
 from .create_app_body import CreateAppBody
 from .create_sandbox_body import CreateSandboxBody
+from .create_template_body import CreateTemplateBody
+from .create_template_body_variables import CreateTemplateBodyVariables
+from .create_template_body_variants import CreateTemplateBodyVariants
 from .create_webhook_body import CreateWebhookBody
 from .daily_usage import DailyUsage
 from .day_messages import DayMessages
@@ -68,8 +72,11 @@ from .envelope_qr_session_status import EnvelopeQrSessionStatus
 from .envelope_qr_token import EnvelopeQrToken
 from .envelope_read_mark import EnvelopeReadMark
 from .envelope_recover_result import EnvelopeRecoverResult
+from .envelope_rendered_template import EnvelopeRenderedTemplate
 from .envelope_send_result import EnvelopeSendResult
 from .envelope_team_member import EnvelopeTeamMember
+from .envelope_template import EnvelopeTemplate
+from .envelope_template_list import EnvelopeTemplateList
 from .envelope_thread_page import EnvelopeThreadPage
 from .envelope_token_pair import EnvelopeTokenPair
 from .envelope_usage import EnvelopeUsage
@@ -113,6 +120,7 @@ from .message_record_message_content_type_0 import MessageRecordMessageContentTy
 from .message_sent_data import MessageSentData
 from .message_source import MessageSource
 from .message_status import MessageStatus
+from .message_template_ref import MessageTemplateRef
 from .message_totals import MessageTotals
 from .message_totals_by_category import MessageTotalsByCategory
 from .my_conversation import MyConversation
@@ -132,6 +140,12 @@ from .record_category import RecordCategory
 from .recover_body import RecoverBody
 from .recover_result import RecoverResult
 from .refresh_token_body import RefreshTokenBody
+from .render_template_body import RenderTemplateBody
+from .render_template_body_variables import RenderTemplateBodyVariables
+from .rendered_template import RenderedTemplate
+from .rendered_template_message_content_type_0 import (
+    RenderedTemplateMessageContentType0,
+)
 from .rich_broadcast import RichBroadcast
 from .role import Role
 from .rotate_secret_body import RotateSecretBody
@@ -140,6 +154,18 @@ from .send_result import SendResult
 from .send_status import SendStatus
 from .service_message_input import ServiceMessageInput
 from .team_member import TeamMember
+from .template import Template
+from .template_list import TemplateList
+from .template_status import TemplateStatus
+from .template_use import TemplateUse
+from .template_use_variables import TemplateUseVariables
+from .template_variable import TemplateVariable
+from .template_variables import TemplateVariables
+from .template_variant import TemplateVariant
+from .template_variant_message_content_type_0 import TemplateVariantMessageContentType0
+from .template_variants import TemplateVariants
+from .templated_broadcast import TemplatedBroadcast
+from .templated_message import TemplatedMessage
 from .text_broadcast import TextBroadcast
 from .thread_entry import ThreadEntry
 from .thread_entry_message_content_type_0 import ThreadEntryMessageContentType0
@@ -149,6 +175,9 @@ from .token_type import TokenType
 from .update_business_body import UpdateBusinessBody
 from .update_conversation_body import UpdateConversationBody
 from .update_me_body import UpdateMeBody
+from .update_template_body import UpdateTemplateBody
+from .update_template_body_variables_type_0 import UpdateTemplateBodyVariablesType0
+from .update_template_body_variants_type_0 import UpdateTemplateBodyVariantsType0
 from .update_webhook_body import UpdateWebhookBody
 from .usage import Usage
 from .user_message_body import UserMessageBody
@@ -201,6 +230,7 @@ __all__ = (
     "BroadcastList",
     "BroadcastMessageContentType0",
     "BroadcastStatus",
+    "BroadcastTemplateType0",
     "BusinessAccount",
     "BusinessMode",
     "BusinessStatus",
@@ -213,6 +243,9 @@ __all__ = (
     "ConversationStatus",
     "CreateAppBody",
     "CreateSandboxBody",
+    "CreateTemplateBody",
+    "CreateTemplateBodyVariables",
+    "CreateTemplateBodyVariants",
     "CreateWebhookBody",
     "DailyUsage",
     "DayMessages",
@@ -252,8 +285,11 @@ __all__ = (
     "EnvelopeQrToken",
     "EnvelopeReadMark",
     "EnvelopeRecoverResult",
+    "EnvelopeRenderedTemplate",
     "EnvelopeSendResult",
     "EnvelopeTeamMember",
+    "EnvelopeTemplate",
+    "EnvelopeTemplateList",
     "EnvelopeThreadPage",
     "EnvelopeTokenPair",
     "EnvelopeUsage",
@@ -297,6 +333,7 @@ __all__ = (
     "MessageSentData",
     "MessageSource",
     "MessageStatus",
+    "MessageTemplateRef",
     "MessageTotals",
     "MessageTotalsByCategory",
     "MyConversation",
@@ -316,6 +353,10 @@ __all__ = (
     "RecoverBody",
     "RecoverResult",
     "RefreshTokenBody",
+    "RenderedTemplate",
+    "RenderedTemplateMessageContentType0",
+    "RenderTemplateBody",
+    "RenderTemplateBodyVariables",
     "RichBroadcast",
     "Role",
     "RotateSecretBody",
@@ -324,6 +365,18 @@ __all__ = (
     "SendStatus",
     "ServiceMessageInput",
     "TeamMember",
+    "Template",
+    "TemplatedBroadcast",
+    "TemplatedMessage",
+    "TemplateList",
+    "TemplateStatus",
+    "TemplateUse",
+    "TemplateUseVariables",
+    "TemplateVariable",
+    "TemplateVariables",
+    "TemplateVariant",
+    "TemplateVariantMessageContentType0",
+    "TemplateVariants",
     "TextBroadcast",
     "ThreadEntry",
     "ThreadEntryMessageContentType0",
@@ -333,6 +386,9 @@ __all__ = (
     "UpdateBusinessBody",
     "UpdateConversationBody",
     "UpdateMeBody",
+    "UpdateTemplateBody",
+    "UpdateTemplateBodyVariablesType0",
+    "UpdateTemplateBodyVariantsType0",
     "UpdateWebhookBody",
     "Usage",
     "UserMessageBody",

@@ -15,6 +15,7 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.broadcast_counts import BroadcastCounts
     from ..models.broadcast_message_content_type_0 import BroadcastMessageContentType0
+    from ..models.broadcast_template_type_0 import BroadcastTemplateType0
 
 
 T = TypeVar("T", bound="Broadcast")
@@ -33,11 +34,14 @@ class Broadcast:
         max_per_second (int):
         name (str):
         status (BroadcastStatus): A broadcast's status.
-        body (None | str | Unset): What it sends: `body`, or `message_content`.
+        body (None | str | Unset): What it sends: `body`, `message_content`, or `template`.
         completed_at (datetime.datetime | None | Unset): When every created message had its outcome
             (`broadcast.completed`); null before.
         message_content (BroadcastMessageContentType0 | None | Unset):
         send_at (datetime.datetime | None | Unset): As sent; null when not given.
+        template (BroadcastTemplateType0 | None | Unset): A templated broadcast's template: `{"id", "name", "version"`
+            (the one it renders, fixed
+            at creation)`, "variables", "locale"?}`.
     """
 
     category: BroadcastCategory
@@ -51,11 +55,15 @@ class Broadcast:
     completed_at: datetime.datetime | None | Unset = UNSET
     message_content: BroadcastMessageContentType0 | None | Unset = UNSET
     send_at: datetime.datetime | None | Unset = UNSET
+    template: BroadcastTemplateType0 | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.broadcast_message_content_type_0 import (
             BroadcastMessageContentType0,  # noqa: PLC0415
+        )
+        from ..models.broadcast_template_type_0 import (
+            BroadcastTemplateType0,  # noqa: PLC0415
         )
 
         category: str = self.category
@@ -102,6 +110,14 @@ class Broadcast:
         else:
             send_at = self.send_at
 
+        template: dict[str, Any] | None | Unset
+        if isinstance(self.template, Unset):
+            template = UNSET
+        elif isinstance(self.template, BroadcastTemplateType0):
+            template = self.template.to_dict()
+        else:
+            template = self.template
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -123,6 +139,8 @@ class Broadcast:
             field_dict["message_content"] = message_content
         if send_at is not UNSET:
             field_dict["send_at"] = send_at
+        if template is not UNSET:
+            field_dict["template"] = template
 
         return field_dict
 
@@ -131,6 +149,9 @@ class Broadcast:
         from ..models.broadcast_counts import BroadcastCounts  # noqa: PLC0415
         from ..models.broadcast_message_content_type_0 import (
             BroadcastMessageContentType0,  # noqa: PLC0415
+        )
+        from ..models.broadcast_template_type_0 import (
+            BroadcastTemplateType0,  # noqa: PLC0415
         )
 
         d = dict(src_dict)
@@ -210,6 +231,23 @@ class Broadcast:
 
         send_at = _parse_send_at(d.pop("send_at", UNSET))
 
+        def _parse_template(data: object) -> BroadcastTemplateType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                template_type_0 = BroadcastTemplateType0.from_dict(data)
+
+                return template_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(BroadcastTemplateType0 | None | Unset, data)
+
+        template = _parse_template(d.pop("template", UNSET))
+
         broadcast = cls(
             category=category,
             counts=counts,
@@ -222,6 +260,7 @@ class Broadcast:
             completed_at=completed_at,
             message_content=message_content,
             send_at=send_at,
+            template=template,
         )
 
         broadcast.additional_properties = d

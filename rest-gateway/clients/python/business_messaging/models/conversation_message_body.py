@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from ..models.conversation_message_body_message_content_type_0 import (
         ConversationMessageBodyMessageContentType0,
     )
+    from ..models.template_use import TemplateUse
 
 
 T = TypeVar("T", bound="ConversationMessageBody")
@@ -20,8 +21,8 @@ T = TypeVar("T", bound="ConversationMessageBody")
 @_attrs_define
 class ConversationMessageBody:
     """A business message in a conversation: free text (`text`, `reply_to`) inside the window, or a
-    `utility` or `marketing` message (`category` with `body` or `message_content`) under that
-    category's consent rules whatever the window.
+    `utility` or `marketing` message (`category` with `body`, `message_content` or `template`)
+    under that category's consent rules whatever the window.
 
         Attributes:
             body (None | str | Unset):
@@ -30,6 +31,7 @@ class ConversationMessageBody:
             message_content (ConversationMessageBodyMessageContentType0 | None | Unset):
             reply_to (None | Unset | UUID): Any message of the thread.
             send_at (None | str | Unset): Refused: conversation messages go now.
+            template (None | TemplateUse | Unset):
             text (None | str | Unset): Free text, 1 to 4,096 characters (alone, with `reply_to`). Example: It left our
                 warehouse this morning..
     """
@@ -40,12 +42,14 @@ class ConversationMessageBody:
     message_content: ConversationMessageBodyMessageContentType0 | None | Unset = UNSET
     reply_to: None | Unset | UUID = UNSET
     send_at: None | str | Unset = UNSET
+    template: None | TemplateUse | Unset = UNSET
     text: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.conversation_message_body_message_content_type_0 import (
             ConversationMessageBodyMessageContentType0,  # noqa: PLC0415
         )
+        from ..models.template_use import TemplateUse  # noqa: PLC0415
 
         body: None | str | Unset
         if isinstance(self.body, Unset):
@@ -89,6 +93,14 @@ class ConversationMessageBody:
         else:
             send_at = self.send_at
 
+        template: dict[str, Any] | None | Unset
+        if isinstance(self.template, Unset):
+            template = UNSET
+        elif isinstance(self.template, TemplateUse):
+            template = self.template.to_dict()
+        else:
+            template = self.template
+
         text: None | str | Unset
         if isinstance(self.text, Unset):
             text = UNSET
@@ -110,6 +122,8 @@ class ConversationMessageBody:
             field_dict["reply_to"] = reply_to
         if send_at is not UNSET:
             field_dict["send_at"] = send_at
+        if template is not UNSET:
+            field_dict["template"] = template
         if text is not UNSET:
             field_dict["text"] = text
 
@@ -120,6 +134,7 @@ class ConversationMessageBody:
         from ..models.conversation_message_body_message_content_type_0 import (
             ConversationMessageBodyMessageContentType0,  # noqa: PLC0415
         )
+        from ..models.template_use import TemplateUse  # noqa: PLC0415
 
         d = dict(src_dict)
 
@@ -197,6 +212,23 @@ class ConversationMessageBody:
 
         send_at = _parse_send_at(d.pop("send_at", UNSET))
 
+        def _parse_template(data: object) -> None | TemplateUse | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                template_type_0 = TemplateUse.from_dict(data)
+
+                return template_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TemplateUse | Unset, data)
+
+        template = _parse_template(d.pop("template", UNSET))
+
         def _parse_text(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -213,6 +245,7 @@ class ConversationMessageBody:
             message_content=message_content,
             reply_to=reply_to,
             send_at=send_at,
+            template=template,
             text=text,
         )
 

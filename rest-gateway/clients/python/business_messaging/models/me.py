@@ -26,6 +26,9 @@ class Me:
         business_account_id (None | Unset | UUID): The business the user owns or belongs to; `null` without one.
         display_name (None | str | Unset): Shown to a business only in the conversations the user started; `null`
             without one.
+        language (None | str | Unset): Your own language (a BCP 47 tag, canonical): the variant of a template that
+            businesses
+            you follow send you; `null` when not set. Example: pt-BR.
         role (None | Role | Unset):
     """
 
@@ -35,6 +38,7 @@ class Me:
     user_id: UUID
     business_account_id: None | Unset | UUID = UNSET
     display_name: None | str | Unset = UNSET
+    language: None | str | Unset = UNSET
     role: None | Role | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -61,6 +65,12 @@ class Me:
         else:
             display_name = self.display_name
 
+        language: None | str | Unset
+        if isinstance(self.language, Unset):
+            language = UNSET
+        else:
+            language = self.language
+
         role: None | str | Unset
         if isinstance(self.role, Unset):
             role = UNSET
@@ -83,6 +93,8 @@ class Me:
             field_dict["business_account_id"] = business_account_id
         if display_name is not UNSET:
             field_dict["display_name"] = display_name
+        if language is not UNSET:
+            field_dict["language"] = language
         if role is not UNSET:
             field_dict["role"] = role
 
@@ -127,6 +139,15 @@ class Me:
 
         display_name = _parse_display_name(d.pop("display_name", UNSET))
 
+        def _parse_language(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        language = _parse_language(d.pop("language", UNSET))
+
         def _parse_role(data: object) -> None | Role | Unset:
             if data is None:
                 return data
@@ -151,6 +172,7 @@ class Me:
             user_id=user_id,
             business_account_id=business_account_id,
             display_name=display_name,
+            language=language,
             role=role,
         )
 

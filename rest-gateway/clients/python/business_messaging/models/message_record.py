@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..models.message_record_message_content_type_0 import (
         MessageRecordMessageContentType0,
     )
+    from ..models.message_template_ref import MessageTemplateRef
 
 
 T = TypeVar("T", bound="MessageRecord")
@@ -47,6 +48,7 @@ class MessageRecord:
         send_at (datetime.datetime | None | Unset): As sent; null when not given.
         sent_by (None | Unset | UUID): The team member's user id for a console send; null for app, service and broadcast
             messages.
+        template (MessageTemplateRef | None | Unset):
         to (None | str | Unset): Null for a broadcast message and for a conversation message: neither hands the business
             a number.
     """
@@ -67,6 +69,7 @@ class MessageRecord:
     message_content: MessageRecordMessageContentType0 | None | Unset = UNSET
     send_at: datetime.datetime | None | Unset = UNSET
     sent_by: None | Unset | UUID = UNSET
+    template: MessageTemplateRef | None | Unset = UNSET
     to: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -74,6 +77,7 @@ class MessageRecord:
         from ..models.message_record_message_content_type_0 import (
             MessageRecordMessageContentType0,  # noqa: PLC0415
         )
+        from ..models.message_template_ref import MessageTemplateRef  # noqa: PLC0415
 
         category: str = self.category
 
@@ -165,6 +169,14 @@ class MessageRecord:
         else:
             sent_by = self.sent_by
 
+        template: dict[str, Any] | None | Unset
+        if isinstance(self.template, Unset):
+            template = UNSET
+        elif isinstance(self.template, MessageTemplateRef):
+            template = self.template.to_dict()
+        else:
+            template = self.template
+
         to: None | str | Unset
         if isinstance(self.to, Unset):
             to = UNSET
@@ -203,6 +215,8 @@ class MessageRecord:
             field_dict["send_at"] = send_at
         if sent_by is not UNSET:
             field_dict["sent_by"] = sent_by
+        if template is not UNSET:
+            field_dict["template"] = template
         if to is not UNSET:
             field_dict["to"] = to
 
@@ -213,6 +227,7 @@ class MessageRecord:
         from ..models.message_record_message_content_type_0 import (
             MessageRecordMessageContentType0,  # noqa: PLC0415
         )
+        from ..models.message_template_ref import MessageTemplateRef  # noqa: PLC0415
 
         d = dict(src_dict)
         category = check_record_category(d.pop("category"))
@@ -393,6 +408,23 @@ class MessageRecord:
 
         sent_by = _parse_sent_by(d.pop("sent_by", UNSET))
 
+        def _parse_template(data: object) -> MessageTemplateRef | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                template_type_0 = MessageTemplateRef.from_dict(data)
+
+                return template_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(MessageTemplateRef | None | Unset, data)
+
+        template = _parse_template(d.pop("template", UNSET))
+
         def _parse_to(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -419,6 +451,7 @@ class MessageRecord:
             message_content=message_content,
             send_at=send_at,
             sent_by=sent_by,
+            template=template,
             to=to,
         )
 

@@ -18,10 +18,14 @@ class UpdateMeBody:
         display_name (None | str | Unset): 0 to 64 characters, shown to a business only in the conversations you
             started; `null` or
             empty clears it. Example: Sam.
+        language (None | str | Unset): Your language, a BCP 47 tag (`pt-BR`): businesses you follow send you their
+            templates'
+            variant for it (or the nearest, `pt`). `null` or empty clears it. No business reads it. Example: pt-BR.
         read_receipts (bool | None | Unset): Whether businesses see when you read their messages (default true).
     """
 
     display_name: None | str | Unset = UNSET
+    language: None | str | Unset = UNSET
     read_receipts: bool | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -30,6 +34,12 @@ class UpdateMeBody:
             display_name = UNSET
         else:
             display_name = self.display_name
+
+        language: None | str | Unset
+        if isinstance(self.language, Unset):
+            language = UNSET
+        else:
+            language = self.language
 
         read_receipts: bool | None | Unset
         if isinstance(self.read_receipts, Unset):
@@ -42,6 +52,8 @@ class UpdateMeBody:
         field_dict.update({})
         if display_name is not UNSET:
             field_dict["display_name"] = display_name
+        if language is not UNSET:
+            field_dict["language"] = language
         if read_receipts is not UNSET:
             field_dict["read_receipts"] = read_receipts
 
@@ -60,6 +72,15 @@ class UpdateMeBody:
 
         display_name = _parse_display_name(d.pop("display_name", UNSET))
 
+        def _parse_language(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        language = _parse_language(d.pop("language", UNSET))
+
         def _parse_read_receipts(data: object) -> bool | None | Unset:
             if data is None:
                 return data
@@ -71,6 +92,7 @@ class UpdateMeBody:
 
         update_me_body = cls(
             display_name=display_name,
+            language=language,
             read_receipts=read_receipts,
         )
 

@@ -90,7 +90,8 @@ def sync_detailed(
     client: AuthenticatedClient,
     body: UpdateMeBody,
 ) -> Response[EnvelopeMe | ErrorEnvelope]:
-    """Change your own settings: the name businesses see in your conversations, read receipts.
+    """Change your own settings: the name businesses see in your conversations, read receipts, your
+    language.
 
     Args:
         body (UpdateMeBody): Changes to the signed-in user's own settings. Absent fields stay.
@@ -119,7 +120,8 @@ def sync(
     client: AuthenticatedClient,
     body: UpdateMeBody,
 ) -> EnvelopeMe | ErrorEnvelope | None:
-    """Change your own settings: the name businesses see in your conversations, read receipts.
+    """Change your own settings: the name businesses see in your conversations, read receipts, your
+    language.
 
     Args:
         body (UpdateMeBody): Changes to the signed-in user's own settings. Absent fields stay.
@@ -143,7 +145,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     body: UpdateMeBody,
 ) -> Response[EnvelopeMe | ErrorEnvelope]:
-    """Change your own settings: the name businesses see in your conversations, read receipts.
+    """Change your own settings: the name businesses see in your conversations, read receipts, your
+    language.
 
     Args:
         body (UpdateMeBody): Changes to the signed-in user's own settings. Absent fields stay.
@@ -170,7 +173,8 @@ async def asyncio(
     client: AuthenticatedClient,
     body: UpdateMeBody,
 ) -> EnvelopeMe | ErrorEnvelope | None:
-    """Change your own settings: the name businesses see in your conversations, read receipts.
+    """Change your own settings: the name businesses see in your conversations, read receipts, your
+    language.
 
     Args:
         body (UpdateMeBody): Changes to the signed-in user's own settings. Absent fields stay.

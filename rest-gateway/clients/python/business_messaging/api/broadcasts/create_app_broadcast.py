@@ -10,6 +10,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.envelope_broadcast import EnvelopeBroadcast
 from ...models.error_envelope import ErrorEnvelope
 from ...models.rich_broadcast import RichBroadcast
+from ...models.templated_broadcast import TemplatedBroadcast
 from ...models.text_broadcast import TextBroadcast
 from ...types import UNSET, Response, Unset
 
@@ -17,7 +18,7 @@ from ...types import UNSET, Response, Unset
 def _get_kwargs(
     business_account_id: UUID,
     *,
-    body: RichBroadcast | TextBroadcast,
+    body: RichBroadcast | TemplatedBroadcast | TextBroadcast,
     idempotency_key: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -32,6 +33,8 @@ def _get_kwargs(
     }
 
     if isinstance(body, TextBroadcast):
+        _kwargs["json"] = body.to_dict()
+    elif isinstance(body, RichBroadcast):
         _kwargs["json"] = body.to_dict()
     else:
         _kwargs["json"] = body.to_dict()
@@ -111,7 +114,7 @@ def sync_detailed(
     business_account_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: RichBroadcast | TextBroadcast,
+    body: RichBroadcast | TemplatedBroadcast | TextBroadcast,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[EnvelopeBroadcast | ErrorEnvelope]:
     """Broadcast with an app token of the business, holding the category's scope.
@@ -119,8 +122,8 @@ def sync_detailed(
     Args:
         business_account_id (UUID):
         idempotency_key (None | str | Unset):
-        body (RichBroadcast | TextBroadcast): A new broadcast, as the document describes it: one
-            shape per kind of content.
+        body (RichBroadcast | TemplatedBroadcast | TextBroadcast): A new broadcast, as the
+            document describes it: one shape per kind of content.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -147,7 +150,7 @@ def sync(
     business_account_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: RichBroadcast | TextBroadcast,
+    body: RichBroadcast | TemplatedBroadcast | TextBroadcast,
     idempotency_key: None | str | Unset = UNSET,
 ) -> EnvelopeBroadcast | ErrorEnvelope | None:
     """Broadcast with an app token of the business, holding the category's scope.
@@ -155,8 +158,8 @@ def sync(
     Args:
         business_account_id (UUID):
         idempotency_key (None | str | Unset):
-        body (RichBroadcast | TextBroadcast): A new broadcast, as the document describes it: one
-            shape per kind of content.
+        body (RichBroadcast | TemplatedBroadcast | TextBroadcast): A new broadcast, as the
+            document describes it: one shape per kind of content.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -178,7 +181,7 @@ async def asyncio_detailed(
     business_account_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: RichBroadcast | TextBroadcast,
+    body: RichBroadcast | TemplatedBroadcast | TextBroadcast,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[EnvelopeBroadcast | ErrorEnvelope]:
     """Broadcast with an app token of the business, holding the category's scope.
@@ -186,8 +189,8 @@ async def asyncio_detailed(
     Args:
         business_account_id (UUID):
         idempotency_key (None | str | Unset):
-        body (RichBroadcast | TextBroadcast): A new broadcast, as the document describes it: one
-            shape per kind of content.
+        body (RichBroadcast | TemplatedBroadcast | TextBroadcast): A new broadcast, as the
+            document describes it: one shape per kind of content.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -212,7 +215,7 @@ async def asyncio(
     business_account_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: RichBroadcast | TextBroadcast,
+    body: RichBroadcast | TemplatedBroadcast | TextBroadcast,
     idempotency_key: None | str | Unset = UNSET,
 ) -> EnvelopeBroadcast | ErrorEnvelope | None:
     """Broadcast with an app token of the business, holding the category's scope.
@@ -220,8 +223,8 @@ async def asyncio(
     Args:
         business_account_id (UUID):
         idempotency_key (None | str | Unset):
-        body (RichBroadcast | TextBroadcast): A new broadcast, as the document describes it: one
-            shape per kind of content.
+        body (RichBroadcast | TemplatedBroadcast | TextBroadcast): A new broadcast, as the
+            document describes it: one shape per kind of content.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

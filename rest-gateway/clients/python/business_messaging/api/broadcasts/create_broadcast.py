@@ -8,13 +8,14 @@ from ...client import AuthenticatedClient, Client
 from ...models.envelope_broadcast import EnvelopeBroadcast
 from ...models.error_envelope import ErrorEnvelope
 from ...models.rich_broadcast import RichBroadcast
+from ...models.templated_broadcast import TemplatedBroadcast
 from ...models.text_broadcast import TextBroadcast
 from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
-    body: RichBroadcast | TextBroadcast,
+    body: RichBroadcast | TemplatedBroadcast | TextBroadcast,
     idempotency_key: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -27,6 +28,8 @@ def _get_kwargs(
     }
 
     if isinstance(body, TextBroadcast):
+        _kwargs["json"] = body.to_dict()
+    elif isinstance(body, RichBroadcast):
         _kwargs["json"] = body.to_dict()
     else:
         _kwargs["json"] = body.to_dict()
@@ -59,6 +62,11 @@ def _parse_response(
         response_403 = ErrorEnvelope.from_dict(response.json())
 
         return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorEnvelope.from_dict(response.json())
+
+        return response_404
 
     if response.status_code == 409:
         response_409 = ErrorEnvelope.from_dict(response.json())
@@ -100,7 +108,7 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient,
-    body: RichBroadcast | TextBroadcast,
+    body: RichBroadcast | TemplatedBroadcast | TextBroadcast,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[EnvelopeBroadcast | ErrorEnvelope]:
     """Broadcast to the business's whole audience (owner or admin).
@@ -113,8 +121,8 @@ def sync_detailed(
 
     Args:
         idempotency_key (None | str | Unset):
-        body (RichBroadcast | TextBroadcast): A new broadcast, as the document describes it: one
-            shape per kind of content.
+        body (RichBroadcast | TemplatedBroadcast | TextBroadcast): A new broadcast, as the
+            document describes it: one shape per kind of content.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -139,7 +147,7 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient,
-    body: RichBroadcast | TextBroadcast,
+    body: RichBroadcast | TemplatedBroadcast | TextBroadcast,
     idempotency_key: None | str | Unset = UNSET,
 ) -> EnvelopeBroadcast | ErrorEnvelope | None:
     """Broadcast to the business's whole audience (owner or admin).
@@ -152,8 +160,8 @@ def sync(
 
     Args:
         idempotency_key (None | str | Unset):
-        body (RichBroadcast | TextBroadcast): A new broadcast, as the document describes it: one
-            shape per kind of content.
+        body (RichBroadcast | TemplatedBroadcast | TextBroadcast): A new broadcast, as the
+            document describes it: one shape per kind of content.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -173,7 +181,7 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
-    body: RichBroadcast | TextBroadcast,
+    body: RichBroadcast | TemplatedBroadcast | TextBroadcast,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[EnvelopeBroadcast | ErrorEnvelope]:
     """Broadcast to the business's whole audience (owner or admin).
@@ -186,8 +194,8 @@ async def asyncio_detailed(
 
     Args:
         idempotency_key (None | str | Unset):
-        body (RichBroadcast | TextBroadcast): A new broadcast, as the document describes it: one
-            shape per kind of content.
+        body (RichBroadcast | TemplatedBroadcast | TextBroadcast): A new broadcast, as the
+            document describes it: one shape per kind of content.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -210,7 +218,7 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient,
-    body: RichBroadcast | TextBroadcast,
+    body: RichBroadcast | TemplatedBroadcast | TextBroadcast,
     idempotency_key: None | str | Unset = UNSET,
 ) -> EnvelopeBroadcast | ErrorEnvelope | None:
     """Broadcast to the business's whole audience (owner or admin).
@@ -223,8 +231,8 @@ async def asyncio(
 
     Args:
         idempotency_key (None | str | Unset):
-        body (RichBroadcast | TextBroadcast): A new broadcast, as the document describes it: one
-            shape per kind of content.
+        body (RichBroadcast | TemplatedBroadcast | TextBroadcast): A new broadcast, as the
+            document describes it: one shape per kind of content.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -63,6 +63,11 @@ def _parse_response(
 
         return response_404
 
+    if response.status_code == 409:
+        response_409 = ErrorEnvelope.from_dict(response.json())
+
+        return response_409
+
     if response.status_code == 413:
         response_413 = ErrorEnvelope.from_dict(response.json())
 
@@ -112,8 +117,8 @@ def sync_detailed(
         id (UUID):
         body (ConversationMessageBody): A business message in a conversation: free text (`text`,
             `reply_to`) inside the window, or a
-            `utility` or `marketing` message (`category` with `body` or `message_content`) under that
-            category's consent rules whatever the window.
+            `utility` or `marketing` message (`category` with `body`, `message_content` or `template`)
+            under that category's consent rules whatever the window.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -147,8 +152,8 @@ def sync(
         id (UUID):
         body (ConversationMessageBody): A business message in a conversation: free text (`text`,
             `reply_to`) inside the window, or a
-            `utility` or `marketing` message (`category` with `body` or `message_content`) under that
-            category's consent rules whatever the window.
+            `utility` or `marketing` message (`category` with `body`, `message_content` or `template`)
+            under that category's consent rules whatever the window.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -177,8 +182,8 @@ async def asyncio_detailed(
         id (UUID):
         body (ConversationMessageBody): A business message in a conversation: free text (`text`,
             `reply_to`) inside the window, or a
-            `utility` or `marketing` message (`category` with `body` or `message_content`) under that
-            category's consent rules whatever the window.
+            `utility` or `marketing` message (`category` with `body`, `message_content` or `template`)
+            under that category's consent rules whatever the window.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -210,8 +215,8 @@ async def asyncio(
         id (UUID):
         body (ConversationMessageBody): A business message in a conversation: free text (`text`,
             `reply_to`) inside the window, or a
-            `utility` or `marketing` message (`category` with `body` or `message_content`) under that
-            category's consent rules whatever the window.
+            `utility` or `marketing` message (`category` with `body`, `message_content` or `template`)
+            under that category's consent rules whatever the window.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

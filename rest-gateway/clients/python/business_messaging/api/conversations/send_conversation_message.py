@@ -125,8 +125,8 @@ def sync_detailed(
         idempotency_key (None | str | Unset):
         body (ConversationMessageBody): A business message in a conversation: free text (`text`,
             `reply_to`) inside the window, or a
-            `utility` or `marketing` message (`category` with `body` or `message_content`) under that
-            category's consent rules whatever the window.
+            `utility` or `marketing` message (`category` with `body`, `message_content` or `template`)
+            under that category's consent rules whatever the window.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -166,8 +166,8 @@ def sync(
         idempotency_key (None | str | Unset):
         body (ConversationMessageBody): A business message in a conversation: free text (`text`,
             `reply_to`) inside the window, or a
-            `utility` or `marketing` message (`category` with `body` or `message_content`) under that
-            category's consent rules whatever the window.
+            `utility` or `marketing` message (`category` with `body`, `message_content` or `template`)
+            under that category's consent rules whatever the window.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -202,8 +202,8 @@ async def asyncio_detailed(
         idempotency_key (None | str | Unset):
         body (ConversationMessageBody): A business message in a conversation: free text (`text`,
             `reply_to`) inside the window, or a
-            `utility` or `marketing` message (`category` with `body` or `message_content`) under that
-            category's consent rules whatever the window.
+            `utility` or `marketing` message (`category` with `body`, `message_content` or `template`)
+            under that category's consent rules whatever the window.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -241,8 +241,8 @@ async def asyncio(
         idempotency_key (None | str | Unset):
         body (ConversationMessageBody): A business message in a conversation: free text (`text`,
             `reply_to`) inside the window, or a
-            `utility` or `marketing` message (`category` with `body` or `message_content`) under that
-            category's consent rules whatever the window.
+            `utility` or `marketing` message (`category` with `body`, `message_content` or `template`)
+            under that category's consent rules whatever the window.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

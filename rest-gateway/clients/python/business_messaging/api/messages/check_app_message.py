@@ -12,6 +12,7 @@ from ...models.envelope_check_result import EnvelopeCheckResult
 from ...models.error_envelope import ErrorEnvelope
 from ...models.marketing_rich_message import MarketingRichMessage
 from ...models.marketing_text_message import MarketingTextMessage
+from ...models.templated_message import TemplatedMessage
 from ...models.utility_message import UtilityMessage
 from ...types import Response
 
@@ -22,6 +23,7 @@ def _get_kwargs(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -38,6 +40,8 @@ def _get_kwargs(
     elif isinstance(body, UtilityMessage):
         _kwargs["json"] = body.to_dict()
     elif isinstance(body, MarketingTextMessage):
+        _kwargs["json"] = body.to_dict()
+    elif isinstance(body, MarketingRichMessage):
         _kwargs["json"] = body.to_dict()
     else:
         _kwargs["json"] = body.to_dict()
@@ -75,6 +79,11 @@ def _parse_response(
         response_404 = ErrorEnvelope.from_dict(response.json())
 
         return response_404
+
+    if response.status_code == 409:
+        response_409 = ErrorEnvelope.from_dict(response.json())
+
+        return response_409
 
     if response.status_code == 413:
         response_413 = ErrorEnvelope.from_dict(response.json())
@@ -120,6 +129,7 @@ def sync_detailed(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
 ) -> Response[EnvelopeCheckResult | ErrorEnvelope]:
     """Check an app-token send: what `POST /v1/{businessAccountId}/messages` with this body would
@@ -129,7 +139,7 @@ def sync_detailed(
     Args:
         business_account_id (UUID):
         body (AuthenticationMessage | MarketingRichMessage | MarketingTextMessage |
-            UtilityMessage): A send: one shape per category.
+            TemplatedMessage | UtilityMessage): A send: one shape per category.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -158,6 +168,7 @@ def sync(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
 ) -> EnvelopeCheckResult | ErrorEnvelope | None:
     """Check an app-token send: what `POST /v1/{businessAccountId}/messages` with this body would
@@ -167,7 +178,7 @@ def sync(
     Args:
         business_account_id (UUID):
         body (AuthenticationMessage | MarketingRichMessage | MarketingTextMessage |
-            UtilityMessage): A send: one shape per category.
+            TemplatedMessage | UtilityMessage): A send: one shape per category.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -191,6 +202,7 @@ async def asyncio_detailed(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
 ) -> Response[EnvelopeCheckResult | ErrorEnvelope]:
     """Check an app-token send: what `POST /v1/{businessAccountId}/messages` with this body would
@@ -200,7 +212,7 @@ async def asyncio_detailed(
     Args:
         business_account_id (UUID):
         body (AuthenticationMessage | MarketingRichMessage | MarketingTextMessage |
-            UtilityMessage): A send: one shape per category.
+            TemplatedMessage | UtilityMessage): A send: one shape per category.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -227,6 +239,7 @@ async def asyncio(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
 ) -> EnvelopeCheckResult | ErrorEnvelope | None:
     """Check an app-token send: what `POST /v1/{businessAccountId}/messages` with this body would
@@ -236,7 +249,7 @@ async def asyncio(
     Args:
         business_account_id (UUID):
         body (AuthenticationMessage | MarketingRichMessage | MarketingTextMessage |
-            UtilityMessage): A send: one shape per category.
+            TemplatedMessage | UtilityMessage): A send: one shape per category.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

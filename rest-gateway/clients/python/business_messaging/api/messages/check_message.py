@@ -10,6 +10,7 @@ from ...models.envelope_check_result import EnvelopeCheckResult
 from ...models.error_envelope import ErrorEnvelope
 from ...models.marketing_rich_message import MarketingRichMessage
 from ...models.marketing_text_message import MarketingTextMessage
+from ...models.templated_message import TemplatedMessage
 from ...models.utility_message import UtilityMessage
 from ...types import Response
 
@@ -19,6 +20,7 @@ def _get_kwargs(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -33,6 +35,8 @@ def _get_kwargs(
     elif isinstance(body, UtilityMessage):
         _kwargs["json"] = body.to_dict()
     elif isinstance(body, MarketingTextMessage):
+        _kwargs["json"] = body.to_dict()
+    elif isinstance(body, MarketingRichMessage):
         _kwargs["json"] = body.to_dict()
     else:
         _kwargs["json"] = body.to_dict()
@@ -65,6 +69,16 @@ def _parse_response(
         response_403 = ErrorEnvelope.from_dict(response.json())
 
         return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorEnvelope.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = ErrorEnvelope.from_dict(response.json())
+
+        return response_409
 
     if response.status_code == 413:
         response_413 = ErrorEnvelope.from_dict(response.json())
@@ -109,6 +123,7 @@ def sync_detailed(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
 ) -> Response[EnvelopeCheckResult | ErrorEnvelope]:
     """Check a console send: what `POST /business/messages` with this body would answer now,
@@ -117,7 +132,7 @@ def sync_detailed(
 
     Args:
         body (AuthenticationMessage | MarketingRichMessage | MarketingTextMessage |
-            UtilityMessage): A send: one shape per category.
+            TemplatedMessage | UtilityMessage): A send: one shape per category.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -144,6 +159,7 @@ def sync(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
 ) -> EnvelopeCheckResult | ErrorEnvelope | None:
     """Check a console send: what `POST /business/messages` with this body would answer now,
@@ -152,7 +168,7 @@ def sync(
 
     Args:
         body (AuthenticationMessage | MarketingRichMessage | MarketingTextMessage |
-            UtilityMessage): A send: one shape per category.
+            TemplatedMessage | UtilityMessage): A send: one shape per category.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -174,6 +190,7 @@ async def asyncio_detailed(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
 ) -> Response[EnvelopeCheckResult | ErrorEnvelope]:
     """Check a console send: what `POST /business/messages` with this body would answer now,
@@ -182,7 +199,7 @@ async def asyncio_detailed(
 
     Args:
         body (AuthenticationMessage | MarketingRichMessage | MarketingTextMessage |
-            UtilityMessage): A send: one shape per category.
+            TemplatedMessage | UtilityMessage): A send: one shape per category.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -207,6 +224,7 @@ async def asyncio(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
 ) -> EnvelopeCheckResult | ErrorEnvelope | None:
     """Check a console send: what `POST /business/messages` with this body would answer now,
@@ -215,7 +233,7 @@ async def asyncio(
 
     Args:
         body (AuthenticationMessage | MarketingRichMessage | MarketingTextMessage |
-            UtilityMessage): A send: one shape per category.
+            TemplatedMessage | UtilityMessage): A send: one shape per category.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -12,6 +12,7 @@ from ...models.envelope_send_result import EnvelopeSendResult
 from ...models.error_envelope import ErrorEnvelope
 from ...models.marketing_rich_message import MarketingRichMessage
 from ...models.marketing_text_message import MarketingTextMessage
+from ...models.templated_message import TemplatedMessage
 from ...models.utility_message import UtilityMessage
 from ...types import UNSET, Response, Unset
 
@@ -22,6 +23,7 @@ def _get_kwargs(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
     idempotency_key: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
@@ -41,6 +43,8 @@ def _get_kwargs(
     elif isinstance(body, UtilityMessage):
         _kwargs["json"] = body.to_dict()
     elif isinstance(body, MarketingTextMessage):
+        _kwargs["json"] = body.to_dict()
+    elif isinstance(body, MarketingRichMessage):
         _kwargs["json"] = body.to_dict()
     else:
         _kwargs["json"] = body.to_dict()
@@ -128,6 +132,7 @@ def sync_detailed(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[EnvelopeSendResult | ErrorEnvelope]:
@@ -137,7 +142,7 @@ def sync_detailed(
         business_account_id (UUID):
         idempotency_key (None | str | Unset):
         body (AuthenticationMessage | MarketingRichMessage | MarketingTextMessage |
-            UtilityMessage): A send: one shape per category.
+            TemplatedMessage | UtilityMessage): A send: one shape per category.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -167,6 +172,7 @@ def sync(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
     idempotency_key: None | str | Unset = UNSET,
 ) -> EnvelopeSendResult | ErrorEnvelope | None:
@@ -176,7 +182,7 @@ def sync(
         business_account_id (UUID):
         idempotency_key (None | str | Unset):
         body (AuthenticationMessage | MarketingRichMessage | MarketingTextMessage |
-            UtilityMessage): A send: one shape per category.
+            TemplatedMessage | UtilityMessage): A send: one shape per category.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -201,6 +207,7 @@ async def asyncio_detailed(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[EnvelopeSendResult | ErrorEnvelope]:
@@ -210,7 +217,7 @@ async def asyncio_detailed(
         business_account_id (UUID):
         idempotency_key (None | str | Unset):
         body (AuthenticationMessage | MarketingRichMessage | MarketingTextMessage |
-            UtilityMessage): A send: one shape per category.
+            TemplatedMessage | UtilityMessage): A send: one shape per category.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -238,6 +245,7 @@ async def asyncio(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
     idempotency_key: None | str | Unset = UNSET,
 ) -> EnvelopeSendResult | ErrorEnvelope | None:
@@ -247,7 +255,7 @@ async def asyncio(
         business_account_id (UUID):
         idempotency_key (None | str | Unset):
         body (AuthenticationMessage | MarketingRichMessage | MarketingTextMessage |
-            UtilityMessage): A send: one shape per category.
+            TemplatedMessage | UtilityMessage): A send: one shape per category.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -10,6 +10,7 @@ from ...models.envelope_send_result import EnvelopeSendResult
 from ...models.error_envelope import ErrorEnvelope
 from ...models.marketing_rich_message import MarketingRichMessage
 from ...models.marketing_text_message import MarketingTextMessage
+from ...models.templated_message import TemplatedMessage
 from ...models.utility_message import UtilityMessage
 from ...types import UNSET, Response, Unset
 
@@ -19,6 +20,7 @@ def _get_kwargs(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
     idempotency_key: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
@@ -36,6 +38,8 @@ def _get_kwargs(
     elif isinstance(body, UtilityMessage):
         _kwargs["json"] = body.to_dict()
     elif isinstance(body, MarketingTextMessage):
+        _kwargs["json"] = body.to_dict()
+    elif isinstance(body, MarketingRichMessage):
         _kwargs["json"] = body.to_dict()
     else:
         _kwargs["json"] = body.to_dict()
@@ -68,6 +72,11 @@ def _parse_response(
         response_403 = ErrorEnvelope.from_dict(response.json())
 
         return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorEnvelope.from_dict(response.json())
+
+        return response_404
 
     if response.status_code == 409:
         response_409 = ErrorEnvelope.from_dict(response.json())
@@ -117,6 +126,7 @@ def sync_detailed(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[EnvelopeSendResult | ErrorEnvelope]:
@@ -125,7 +135,7 @@ def sync_detailed(
     Args:
         idempotency_key (None | str | Unset):
         body (AuthenticationMessage | MarketingRichMessage | MarketingTextMessage |
-            UtilityMessage): A send: one shape per category.
+            TemplatedMessage | UtilityMessage): A send: one shape per category.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -153,6 +163,7 @@ def sync(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
     idempotency_key: None | str | Unset = UNSET,
 ) -> EnvelopeSendResult | ErrorEnvelope | None:
@@ -161,7 +172,7 @@ def sync(
     Args:
         idempotency_key (None | str | Unset):
         body (AuthenticationMessage | MarketingRichMessage | MarketingTextMessage |
-            UtilityMessage): A send: one shape per category.
+            TemplatedMessage | UtilityMessage): A send: one shape per category.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -184,6 +195,7 @@ async def asyncio_detailed(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[EnvelopeSendResult | ErrorEnvelope]:
@@ -192,7 +204,7 @@ async def asyncio_detailed(
     Args:
         idempotency_key (None | str | Unset):
         body (AuthenticationMessage | MarketingRichMessage | MarketingTextMessage |
-            UtilityMessage): A send: one shape per category.
+            TemplatedMessage | UtilityMessage): A send: one shape per category.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -218,6 +230,7 @@ async def asyncio(
     body: AuthenticationMessage
     | MarketingRichMessage
     | MarketingTextMessage
+    | TemplatedMessage
     | UtilityMessage,
     idempotency_key: None | str | Unset = UNSET,
 ) -> EnvelopeSendResult | ErrorEnvelope | None:
@@ -226,7 +239,7 @@ async def asyncio(
     Args:
         idempotency_key (None | str | Unset):
         body (AuthenticationMessage | MarketingRichMessage | MarketingTextMessage |
-            UtilityMessage): A send: one shape per category.
+            TemplatedMessage | UtilityMessage): A send: one shape per category.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

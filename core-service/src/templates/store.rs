@@ -1,0 +1,205 @@
+//! Queries for templates and their versions. Every query takes the business.
+
+use proto::vocabulary::{Category, TemplateStatus};
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, QueryFilter,
+    QueryOrder, QuerySelect, Set,
+};
+use uuid::Uuid;
+
+use crate::entities::{template_versions, templates};
+use crate::error::AppResult;
+
+/// A template with one of its versions.
+pub type Versioned = (templates::Model, template_versions::Model);
+
+pub async fn insert(
+    db: &impl ConnectionTrait,
+    template: templates::Model,
+    version: template_versions::Model,
+) -> Result<(), sea_orm::DbErr> {
+    templates::ActiveModel::from(template).insert(db).await?;
+    template_versions::ActiveModel::from(version)
+        .insert(db)
+        .await?;
+    Ok(())
+}
+
+/// The template `id` of the business, locked for a new version where the database locks rows
+/// (SQLite's writer is alone anyway).
+pub async fn find(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    id: Uuid,
+    lock: bool,
+) -> AppResult<Option<templates::Model>> {
+    let mut query =
+        templates::Entity::find_by_id(id).filter(templates::Column::BusinessId.eq(business_id));
+    if lock && db.get_database_backend() == sea_orm::DatabaseBackend::Postgres {
+        query = query.lock_exclusive();
+    }
+    Ok(query.one(db).await?)
+}
+
+/// The template `id`, whichever business (a broadcast's, found by the id it kept).
+pub async fn by_id(db: &impl ConnectionTrait, id: Uuid) -> AppResult<Option<templates::Model>> {
+    Ok(templates::Entity::find_by_id(id).one(db).await?)
+}
+
+/// What a send naming a template reads, in one statement: the template named `name` in the
+/// business, its version `version` (default: the newest; None when it has no such version),
+/// and the language of `reader` when given (None: not set, or not asked).
+pub async fn for_send(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    name: &str,
+    version: Option<i64>,
+    reader: Option<Uuid>,
+) -> AppResult<Option<(MaybeVersioned, Option<String>)>> {
+    let which = match version {
+        Some(_) => "$3",
+        None => "t.version",
+    };
+    let sql = format!(
+        "SELECT t.id AS t_id, t.business_id AS t_business_id, t.name AS t_name, \
+         t.category AS t_category, t.status AS t_status, t.version AS t_version, \
+         t.created_at AS t_created_at, t.updated_at AS t_updated_at, \
+         v.template_id AS v_template_id, v.version AS v_version, v.variables AS v_variables, \
+         v.variants AS v_variants, v.default_locale AS v_default_locale, \
+         v.created_at AS v_created_at, u.language AS language \
+         FROM templates t \
+         LEFT JOIN template_versions v ON v.template_id = t.id AND v.version = {which} \
+         LEFT JOIN users u ON u.id = $4 \
+         WHERE t.business_id = $1 AND t.name = $2"
+    );
+    let values: Vec<sea_orm::Value> = vec![
+        business_id.into(),
+        name.into(),
+        version.unwrap_or(0).into(),
+        reader.unwrap_or(Uuid::nil()).into(),
+    ];
+    let statement = sea_orm::Statement::from_sql_and_values(db.get_database_backend(), sql, values);
+    let Some(row) = db.query_one_raw(statement).await? else {
+        return Ok(None);
+    };
+    let template = templates::Model::from_query_result(&row, "t_")?;
+    let version = template_versions::Model::from_query_result_optional(&row, "v_")?;
+    let language: Option<String> = row.try_get("", "language")?;
+    Ok(Some(((template, version), language)))
+}
+
+/// A template with the version asked for, when it has it.
+pub type MaybeVersioned = (templates::Model, Option<template_versions::Model>);
+
+/// The template named `name` in the business.
+pub async fn by_name(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    name: &str,
+) -> AppResult<Option<templates::Model>> {
+    Ok(templates::Entity::find()
+        .filter(templates::Column::BusinessId.eq(business_id))
+        .filter(templates::Column::Name.eq(name))
+        .one(db)
+        .await?)
+}
+
+pub async fn version(
+    db: &impl ConnectionTrait,
+    template_id: Uuid,
+    version: i32,
+) -> AppResult<Option<template_versions::Model>> {
+    Ok(
+        template_versions::Entity::find_by_id((template_id, version))
+            .one(db)
+            .await?,
+    )
+}
+
+/// Every given template's newest version, in any order.
+pub async fn newest_versions(
+    db: &impl ConnectionTrait,
+    list: &[templates::Model],
+) -> AppResult<Vec<template_versions::Model>> {
+    if list.is_empty() {
+        return Ok(Vec::new());
+    }
+    let pairs = list.iter().map(|t| (t.id, t.version)).collect::<Vec<_>>();
+    let mut condition = sea_orm::Condition::any();
+    for (id, version) in pairs {
+        condition = condition.add(
+            sea_orm::Condition::all()
+                .add(template_versions::Column::TemplateId.eq(id))
+                .add(template_versions::Column::Version.eq(version)),
+        );
+    }
+    Ok(template_versions::Entity::find()
+        .filter(condition)
+        .all(db)
+        .await?)
+}
+
+/// A page of the business's templates, newest first: `status`, and `category` when given,
+/// after the template `after` (by id, which grows with creation).
+pub async fn list(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    status: TemplateStatus,
+    category: Option<Category>,
+    after: Option<Uuid>,
+    limit: u64,
+) -> AppResult<Vec<templates::Model>> {
+    let mut query = templates::Entity::find()
+        .filter(templates::Column::BusinessId.eq(business_id))
+        .filter(templates::Column::Status.eq(status));
+    if let Some(category) = category {
+        query = query.filter(templates::Column::Category.eq(category));
+    }
+    if let Some(after) = after {
+        query = query.filter(templates::Column::Id.lt(after));
+    }
+    Ok(query
+        .order_by_desc(templates::Column::Id)
+        .limit(limit)
+        .all(db)
+        .await?)
+}
+
+/// Adds version `version.version` and makes it the newest.
+pub async fn add_version(
+    db: &impl ConnectionTrait,
+    template: &templates::Model,
+    version: template_versions::Model,
+) -> AppResult<templates::Model> {
+    let updated_at = version.created_at;
+    let number = version.version;
+    template_versions::ActiveModel::from(version)
+        .insert(db)
+        .await?;
+    let mut row: templates::ActiveModel = template.clone().into();
+    row.version = Set(number);
+    row.updated_at = Set(updated_at);
+    Ok(row.update(db).await?)
+}
+
+/// Archives the template (once: an archived one stays as it is). Returns whether it changed.
+pub async fn archive(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    id: Uuid,
+    now: chrono::DateTime<chrono::Utc>,
+) -> AppResult<bool> {
+    let result = templates::Entity::update_many()
+        .col_expr(
+            templates::Column::Status,
+            Expr::value(TemplateStatus::Archived),
+        )
+        .col_expr(templates::Column::UpdatedAt, Expr::value(now))
+        .filter(templates::Column::Id.eq(id))
+        .filter(templates::Column::BusinessId.eq(business_id))
+        .filter(templates::Column::Status.eq(TemplateStatus::Active))
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected == 1)
+}

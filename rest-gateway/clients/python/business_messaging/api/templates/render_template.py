@@ -1,0 +1,213 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.envelope_rendered_template import EnvelopeRenderedTemplate
+from ...models.error_envelope import ErrorEnvelope
+from ...models.render_template_body import RenderTemplateBody
+from ...types import Response
+
+
+def _get_kwargs(
+    id: UUID,
+    *,
+    body: RenderTemplateBody,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/business/templates/{id}/render".format(
+            id=quote(str(id), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> EnvelopeRenderedTemplate | ErrorEnvelope | None:
+    if response.status_code == 200:
+        response_200 = EnvelopeRenderedTemplate.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorEnvelope.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorEnvelope.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorEnvelope.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorEnvelope.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorEnvelope.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 500:
+        response_500 = ErrorEnvelope.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorEnvelope.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[EnvelopeRenderedTemplate | ErrorEnvelope]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: RenderTemplateBody,
+) -> Response[EnvelopeRenderedTemplate | ErrorEnvelope]:
+    """Render a template as a send would (any role), for previews.
+
+    Args:
+        id (UUID):
+        body (RenderTemplateBody): A preview: what a send with these variables would carry.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[EnvelopeRenderedTemplate | ErrorEnvelope]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: RenderTemplateBody,
+) -> EnvelopeRenderedTemplate | ErrorEnvelope | None:
+    """Render a template as a send would (any role), for previews.
+
+    Args:
+        id (UUID):
+        body (RenderTemplateBody): A preview: what a send with these variables would carry.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        EnvelopeRenderedTemplate | ErrorEnvelope
+    """
+
+    return sync_detailed(
+        id=id,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: RenderTemplateBody,
+) -> Response[EnvelopeRenderedTemplate | ErrorEnvelope]:
+    """Render a template as a send would (any role), for previews.
+
+    Args:
+        id (UUID):
+        body (RenderTemplateBody): A preview: what a send with these variables would carry.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[EnvelopeRenderedTemplate | ErrorEnvelope]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: RenderTemplateBody,
+) -> EnvelopeRenderedTemplate | ErrorEnvelope | None:
+    """Render a template as a send would (any role), for previews.
+
+    Args:
+        id (UUID):
+        body (RenderTemplateBody): A preview: what a send with these variables would carry.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        EnvelopeRenderedTemplate | ErrorEnvelope
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            client=client,
+            body=body,
+        )
+    ).parsed
