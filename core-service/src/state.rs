@@ -14,6 +14,7 @@ use crate::messaging::reader::ContextReader;
 use crate::messaging::writer::SendWriter;
 use crate::secrets::Keys;
 use crate::sms::{SmsGauge, SmsSender};
+use crate::templates::reader::TemplateReader;
 use crate::webhooks::flow::{JobCredits, SlowEndpoints};
 use crate::webhooks::wakeup::WebhookWakeup;
 
@@ -31,6 +32,8 @@ pub struct Core {
     pub send_budget: Budget,
     /// Batched reads for app-token sends.
     pub send_reads: ContextReader,
+    /// Batched reads for sends naming a template.
+    pub template_reads: TemplateReader,
     /// Group commit for accepted sends.
     pub sends: SendWriter,
     /// The queue of user messages to their group-commit writer (`conversations/intake.rs`).
@@ -71,6 +74,7 @@ impl Core {
             send_budget: Budget::new(Limiter::new(db.clone(), clock.clone())),
             sends: SendWriter::spawn(db.clone(), clock.clone(), writers),
             send_reads: ContextReader::spawn(db.clone(), writers),
+            template_reads: TemplateReader::spawn(db.clone(), writers),
             inbound: InboundWriter::default(),
             webhook_wakeup: WebhookWakeup::new(db.clone(), tuning.shared),
             db,

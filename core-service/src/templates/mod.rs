@@ -6,6 +6,7 @@
 
 pub mod definition;
 pub mod grpc;
+pub mod reader;
 pub mod send;
 pub mod service;
 pub mod store;

@@ -413,9 +413,13 @@ pub async fn find_for_send(
     category: Category,
     reader: Option<Uuid>,
 ) -> AppResult<(Found, Option<String>)> {
-    let Some(((template, version), language)) =
-        store::for_send(&core.db, business_id, &send.name, send.version, reader).await?
-    else {
+    let key = store::SendKey {
+        business_id,
+        name: send.name.clone(),
+        version: send.version,
+        reader,
+    };
+    let Some(((template, version), language)) = core.template_reads.read(key).await? else {
         return Err(AppError::new(
             ErrorCode::TemplateNotFound,
             format!(

@@ -47,50 +47,109 @@ pub async fn by_id(db: &impl ConnectionTrait, id: Uuid) -> AppResult<Option<temp
     Ok(templates::Entity::find_by_id(id).one(db).await?)
 }
 
-/// What a send naming a template reads, in one statement: the template named `name` in the
-/// business, its version `version` (default: the newest; None when it has no such version),
-/// and the language of `reader` when given (None: not set, or not asked).
-pub async fn for_send(
+/// What a send naming a template asks for: the business, the template's name, a version
+/// (None: the newest), and whose language to read (None: nobody's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SendKey {
+    pub business_id: Uuid,
+    pub name: String,
+    pub version: Option<i64>,
+    pub reader: Option<Uuid>,
+}
+
+/// A template with the version asked for (None when it has no such version), and the reader's
+/// language (None: not set, or not asked).
+pub type ForSend = (
+    (templates::Model, Option<template_versions::Model>),
+    Option<String>,
+);
+
+/// What many sends naming templates read, one entry per key in order (None: the business has
+/// no template of that name). PostgreSQL: one statement for them all, the keys travelling as
+/// one JSON array (so the statement's text and plan are the same whatever the batch's size);
+/// SQLite (in-process, no round trip to save): one read each.
+pub async fn for_sends(
     db: &impl ConnectionTrait,
-    business_id: Uuid,
-    name: &str,
-    version: Option<i64>,
-    reader: Option<Uuid>,
-) -> AppResult<Option<(MaybeVersioned, Option<String>)>> {
-    let which = match version {
+    keys: &[SendKey],
+) -> AppResult<Vec<Option<ForSend>>> {
+    if db.get_database_backend() != sea_orm::DatabaseBackend::Postgres {
+        let mut found = Vec::with_capacity(keys.len());
+        for key in keys {
+            found.push(for_send(db, key).await?);
+        }
+        return Ok(found);
+    }
+    let json = serde_json::to_string(
+        &keys
+            .iter()
+            .map(|k| (k.business_id, k.name.as_str(), k.version, k.reader))
+            .collect::<Vec<_>>(),
+    )
+    .map_err(|_| crate::error::AppError::internal("encoding a read"))?;
+    let sql = format!(
+        "SELECT q.n, {COLUMNS} FROM (SELECT CAST(e.n - 1 AS BIGINT) AS n, \
+         CAST(e.v->>0 AS uuid) AS business_id, e.v->>1 AS name, \
+         CAST(e.v->>2 AS INTEGER) AS version, CAST(e.v->>3 AS uuid) AS reader \
+         FROM jsonb_array_elements(CAST($1 AS jsonb)) WITH ORDINALITY AS e(v, n)) q \
+         JOIN templates t ON t.business_id = q.business_id AND t.name = q.name \
+         LEFT JOIN template_versions v ON v.template_id = t.id \
+         AND v.version = COALESCE(q.version, t.version) \
+         LEFT JOIN users u ON u.id = q.reader"
+    );
+    let statement = sea_orm::Statement::from_sql_and_values(
+        db.get_database_backend(),
+        sql,
+        vec![sea_orm::Value::from(json)],
+    );
+    let mut found: Vec<Option<ForSend>> = keys.iter().map(|_| None).collect();
+    for row in db.query_all_raw(statement).await? {
+        let n: i64 = row.try_get("", "n")?;
+        if let Some(slot) = found.get_mut(n as usize) {
+            *slot = Some(from_row(&row)?);
+        }
+    }
+    Ok(found)
+}
+
+/// The columns [`from_row`] reads: the template (`t_`), its version (`v_`), the language.
+const COLUMNS: &str = "t.id AS t_id, t.business_id AS t_business_id, t.name AS t_name, \
+     t.category AS t_category, t.status AS t_status, t.version AS t_version, \
+     t.created_at AS t_created_at, t.updated_at AS t_updated_at, \
+     v.template_id AS v_template_id, v.version AS v_version, v.variables AS v_variables, \
+     v.variants AS v_variants, v.default_locale AS v_default_locale, \
+     v.created_at AS v_created_at, u.language AS language";
+
+fn from_row(row: &sea_orm::QueryResult) -> AppResult<ForSend> {
+    let template = templates::Model::from_query_result(row, "t_")?;
+    let version = template_versions::Model::from_query_result_optional(row, "v_")?;
+    let language: Option<String> = row.try_get("", "language")?;
+    Ok(((template, version), language))
+}
+
+/// One send's read of [`for_sends`].
+async fn for_send(db: &impl ConnectionTrait, key: &SendKey) -> AppResult<Option<ForSend>> {
+    let which = match key.version {
         Some(_) => "$3",
         None => "t.version",
     };
     let sql = format!(
-        "SELECT t.id AS t_id, t.business_id AS t_business_id, t.name AS t_name, \
-         t.category AS t_category, t.status AS t_status, t.version AS t_version, \
-         t.created_at AS t_created_at, t.updated_at AS t_updated_at, \
-         v.template_id AS v_template_id, v.version AS v_version, v.variables AS v_variables, \
-         v.variants AS v_variants, v.default_locale AS v_default_locale, \
-         v.created_at AS v_created_at, u.language AS language \
-         FROM templates t \
+        "SELECT {COLUMNS} FROM templates t \
          LEFT JOIN template_versions v ON v.template_id = t.id AND v.version = {which} \
          LEFT JOIN users u ON u.id = $4 \
          WHERE t.business_id = $1 AND t.name = $2"
     );
     let values: Vec<sea_orm::Value> = vec![
-        business_id.into(),
-        name.into(),
-        version.unwrap_or(0).into(),
-        reader.unwrap_or(Uuid::nil()).into(),
+        key.business_id.into(),
+        key.name.clone().into(),
+        key.version.unwrap_or(0).into(),
+        key.reader.unwrap_or(Uuid::nil()).into(),
     ];
     let statement = sea_orm::Statement::from_sql_and_values(db.get_database_backend(), sql, values);
-    let Some(row) = db.query_one_raw(statement).await? else {
-        return Ok(None);
-    };
-    let template = templates::Model::from_query_result(&row, "t_")?;
-    let version = template_versions::Model::from_query_result_optional(&row, "v_")?;
-    let language: Option<String> = row.try_get("", "language")?;
-    Ok(Some(((template, version), language)))
+    match db.query_one_raw(statement).await? {
+        Some(row) => Ok(Some(from_row(&row)?)),
+        None => Ok(None),
+    }
 }
-
-/// A template with the version asked for, when it has it.
-pub type MaybeVersioned = (templates::Model, Option<template_versions::Model>);
 
 /// The template named `name` in the business.
 pub async fn by_name(
