@@ -77,7 +77,8 @@ struct Args {
     /// Followers the sends rotate over.
     #[arg(long, default_value_t = 10)]
     followers: usize,
-    /// Phases to run, in order: closed, rate, baseline, reads (the audience and usage reads on a
+    /// Phases to run, in order: closed, templated (the closed loop sending a two-locale template,
+    /// half the followers reading the second locale), rate, baseline, reads (the audience and usage reads on a
     /// demo business of `--audience` followers, every fifth unfollowed, and `--seed-messages`),
     /// scheduled (`--scheduled` messages due in one second, single sends at `--rate` around it),
     /// broadcast (a utility and a marketing broadcast to a demo business of `--audience`
@@ -322,6 +323,63 @@ impl Load {
         let body: serde_json::Value = serde_json::from_slice(&body).ok()?;
         body["data"]["id"].as_str().map(str::to_string)
     }
+}
+
+/// The bench's two-locale template (made once; a second topology finds it made), half the
+/// followers set to read its second locale, and a templated send body per follower.
+async fn templated_bodies(app: &TestApp, biz: &Business, phones: &[String]) -> Vec<Bytes> {
+    let made = app
+        .post(
+            "/business/templates",
+            Some(&biz.owner_token),
+            bench_template(),
+        )
+        .await;
+    assert!(
+        made.status == 201 || made.message() == "template_name_taken",
+        "{:?}",
+        made.body
+    );
+    set_language(app, phones.iter().step_by(2), "pt-BR").await;
+    phones
+        .iter()
+        .enumerate()
+        .map(|(i, to)| {
+            Bytes::from(
+                json!({ "to": to, "category": "utility", "template": {
+                    "name": "bench_notice", "variables": { "order": format!("A-{i}") },
+                } })
+                .to_string(),
+            )
+        })
+        .collect()
+}
+
+/// A utility template of two locales and one variable.
+fn bench_template() -> serde_json::Value {
+    json!({
+        "name": "bench_notice",
+        "category": "utility",
+        "variables": { "order": { "max_length": 20 } },
+        "variants": {
+            "en": { "body": "Order {{order}} has shipped." },
+            "pt-BR": { "body": "O pedido {{order}} foi enviado." },
+        },
+        "default_locale": "en",
+    })
+}
+
+/// Sets the language of the users with `phones`, as their own `PATCH /me` would.
+async fn set_language<'a>(app: &TestApp, phones: impl Iterator<Item = &'a String>, language: &str) {
+    use core_service::entities::users;
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, sea_query::Expr};
+    let phones: Vec<String> = phones.cloned().collect();
+    users::Entity::update_many()
+        .col_expr(users::Column::Language, Expr::value(language))
+        .filter(users::Column::PhoneNumber.is_in(phones))
+        .exec(&app.core.db)
+        .await
+        .unwrap();
 }
 
 struct PhaseResult {
@@ -1225,6 +1283,19 @@ async fn main() {
                     let rate = phase_report(&name, before, result).await;
                     closed_rate = Some(rate);
                     closed_rates.push((topology.clone(), rate));
+                }
+                "templated" => {
+                    let templated =
+                        Arc::new(load.with_bodies(templated_bodies(&app, &biz, &phones).await));
+                    let result = closed_loop(
+                        templated,
+                        args.connections,
+                        duration,
+                        &format!("templated-{topology}"),
+                    )
+                    .await;
+                    let name = format!("templated closed loop, {} connections", args.connections);
+                    phase_report(&name, before, result).await;
                 }
                 "rate" => {
                     let result = fixed_rate(

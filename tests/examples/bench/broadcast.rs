@@ -9,7 +9,9 @@
 //!   how long after the last outcome the last `message.sent` arrived and whether every one did,
 //!   the authentication sends' send-to-webhook p50/p99, and the process's largest RSS sampled
 //!   every 100 ms;
-//! - a `marketing` broadcast to the same audience, and its counts (only those opted in get one).
+//! - a `marketing` broadcast to the same audience, and its counts (only those opted in get one);
+//! - a `utility` broadcast of a two-locale template to the same audience, half of it reading the
+//!   second locale, timed as the first (each message rendered in its recipient's variant).
 //!
 //!     bench --db postgres --phases closed,broadcast --audience 100000
 
@@ -159,6 +161,39 @@ pub async fn run(app: &TestApp, auth: Arc<Load>, arrivals: &Arrivals, args: &Bro
         done["counts"],
         message_ids(app, &id).await.len()
     );
+    // The templated broadcast: one set of variables, each follower's own variant.
+    let business = demo.business_account_id.parse::<Uuid>().unwrap();
+    half_read_portuguese(app, business).await;
+    app.post("/business/templates", Some(&token), crate::bench_template())
+        .await
+        .assert_ok(201);
+    let created = create_with(
+        app,
+        &token,
+        json!({
+            "name": "bench templated",
+            "category": "utility",
+            "template": { "name": "bench_notice", "variables": { "order": "A-1042" } },
+            "max_per_second": pace,
+        }),
+    )
+    .await;
+    let id = created["id"].as_str().unwrap().to_string();
+    let created_at = DateTime::parse_from_rfc3339(created["created_at"].as_str().unwrap())
+        .unwrap()
+        .with_timezone(&Utc);
+    let done = completed(app, &token, &id, args.drain_timeout).await;
+    let ids = message_ids(app, &id).await;
+    let (outcomes, _) = outcome_times(app, &ids).await;
+    let last_outcome = outcomes.values().max().copied().unwrap_or(created_at);
+    let span = (last_outcome - created_at).to_std().unwrap_or_default();
+    let accepted = done["counts"]["accepted"].as_i64().unwrap_or(0);
+    println!(
+        "templated utility broadcast (two locales, half of the audience in each): {accepted} of audience {} created and handed out in {:.1} s: {:.0} messages/s",
+        done["counts"]["audience"],
+        span.as_secs_f64(),
+        accepted as f64 / span.as_secs_f64().max(1e-9),
+    );
     sampling.abort();
     println!(
         "largest RSS of the bench process during the phase: {} MB",
@@ -173,20 +208,42 @@ pub async fn run(app: &TestApp, auth: Arc<Load>, arrivals: &Arrivals, args: &Bro
 }
 
 async fn create(app: &TestApp, token: &str, category: &str, pace: i64) -> Value {
-    let reply = app
-        .post(
-            "/business/broadcasts",
-            Some(token),
-            json!({
-                "name": format!("bench {category}"),
-                "category": category,
-                "body": "benchmark broadcast",
-                "max_per_second": pace,
-            }),
-        )
-        .await;
+    let body = json!({
+        "name": format!("bench {category}"),
+        "category": category,
+        "body": "benchmark broadcast",
+        "max_per_second": pace,
+    });
+    create_with(app, token, body).await
+}
+
+async fn create_with(app: &TestApp, token: &str, body: Value) -> Value {
+    let reply = app.post("/business/broadcasts", Some(token), body).await;
     reply.assert_ok(201);
     reply.data().clone()
+}
+
+/// Every second follower of `business` (by user id) reads Brazilian Portuguese.
+async fn half_read_portuguese(app: &TestApp, business: Uuid) {
+    use core_service::entities::{follows, users};
+    use sea_orm::sea_query::Expr;
+    let followers: Vec<Uuid> = follows::Entity::find()
+        .select_only()
+        .column(follows::Column::UserId)
+        .filter(follows::Column::BusinessId.eq(business))
+        .into_tuple()
+        .all(&app.core.db)
+        .await
+        .unwrap();
+    let half: Vec<Uuid> = followers.into_iter().step_by(2).collect();
+    for chunk in half.chunks(1000) {
+        users::Entity::update_many()
+            .col_expr(users::Column::Language, Expr::value("pt-BR"))
+            .filter(users::Column::Id.is_in(chunk.iter().copied()))
+            .exec(&app.core.db)
+            .await
+            .unwrap();
+    }
 }
 
 async fn completed(app: &TestApp, token: &str, id: &str, timeout: Duration) -> Value {
