@@ -11,6 +11,7 @@ import { inboxPage, stopInboxPolling, onUnread, pollUnread } from './inbox.js';
 import { messagesPage, messagePage, broadcastsPage, stopBroadcastPolling } from './messages.js';
 import { webhooksPage, deliveriesPage, deliveryPage, eventsPage, stopEventsPolling } from './webhooks.js';
 import { audiencePage, usagePage } from './audience.js';
+import { templatesPage, templatePage } from './templates.js';
 
 const nav = document.getElementById('nav');
 const who = document.getElementById('who');
@@ -345,6 +346,7 @@ const PAGES = {
   messages: [() => messagesPage(reload), 'business'],
   message: [() => messagePage(reload), 'business'],
   broadcasts: [() => broadcastsPage(reload), 'business'],
+  templates: [() => (location.hash.split('?')[0].split('/')[2] ? templatePage(reload) : templatesPage(reload)), 'business'],
   audience: [audiencePage, 'business'],
   usage: [usagePage, 'business'],
   approve: [approvePage, 'business'],

@@ -4,6 +4,7 @@
 
 import { api } from './api.js';
 import { describe } from './words.js';
+import { templatePicker } from './templates.js';
 import {
   h, act, ask, badge, canManage, clearNotices, duration, every, field, form, listHash, notice, page, pathParts,
   query, say, state, status, trimmed, userText, when, FormProblem, contentText,
@@ -305,6 +306,24 @@ async function conversationPage(id) {
       await refresh();
       return sent;
     };
+    // A utility (or, opted in, marketing) message: in words, or one of the business's templates.
+    const categoryForm = () => {
+      const categories = [['utility', 'A utility message (about their order, booking or account)']];
+      if (current.marketing_opt_in) categories.push(['marketing', 'A marketing message (they opted in)']);
+      const kind = h('select', { name: 'category' }, categories.map(([v, t]) => h('option', { value: v }, t)));
+      const message = field('Message', h('textarea', { name: 'body', maxlength: 4096, rows: 3, required: true }));
+      const picker = templatePicker(() => kind.value, [message]);
+      kind.addEventListener('change', picker.refresh);
+      return form({ 'aria-label': 'Send a category message' }, [
+        field('Kind of message', kind), picker.element, message,
+      ], 'Send the message', async (data, out, f) => {
+        const template = picker.value();
+        const body = String(data.get('body') || '');
+        if (!template && !body.trim()) throw new FormProblem('Write a message first, or choose a template.');
+        await send({ category: data.get('category'), ...(template ? { template } : { body }) }, f);
+        picker.refresh();
+      }, { body: 'The message' });
+    };
     if (mode === 'free') {
       reply.replaceChildren(form({ 'aria-label': 'Write a reply' }, [
         field('Reply', h('textarea', { name: 'text', maxlength: 4096, rows: 3, required: true })),
@@ -312,26 +331,20 @@ async function conversationPage(id) {
         const text = String(data.get('text') || '');
         if (!text.trim()) throw new FormProblem('Write a reply first.');
         await send({ text }, f);
-      }, { text: 'The reply' }));
+      }, { text: 'The reply' }),
+      act('Send a template or a utility message instead', async () => {
+        reply.replaceChildren(categoryForm(), act('Back to a reply in your own words', async () => showReply(true)));
+      }));
       return;
     }
     const last = when(current.last_inbound_at);
     const closed = when(current.window_expires_at);
-    const categories = [['utility', 'A utility message (about their order, booking or account)']];
-    if (current.marketing_opt_in) categories.push(['marketing', 'A marketing message (they opted in)']);
     reply.replaceChildren(
       notice('info', `The window for replies in your own words closed at ${closed}, 24 hours after their last message (${last}). `
         + (current.marketing_opt_in
           ? 'You can still send a utility message, or a marketing message since they opted in.'
           : 'You can still send a utility message; they have not opted in to marketing.')),
-      form({ 'aria-label': 'Send a category message' }, [
-        field('Kind of message', h('select', { name: 'category' }, categories.map(([v, t]) => h('option', { value: v }, t)))),
-        field('Message', h('textarea', { name: 'body', maxlength: 4096, rows: 3, required: true })),
-      ], 'Send the message', async (data, out, f) => {
-        const body = String(data.get('body') || '');
-        if (!body.trim()) throw new FormProblem('Write a message first.');
-        await send({ category: data.get('category'), body }, f);
-      }, { body: 'The message' }));
+      categoryForm());
   };
   showReply();
 

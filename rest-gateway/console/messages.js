@@ -4,6 +4,7 @@
 import { api } from './api.js';
 import { describe, REASON_TEXT } from './words.js';
 import { endpointOf } from './webhooks.js';
+import { templatePicker } from './templates.js';
 import {
   h, act, ask, canManage, contentText, every, field, form, future, notice, page, pathParts, query,
   state, status, table, labelCells, trimmed, userText, when, FormProblem,
@@ -41,19 +42,26 @@ export function preview(m) {
     button ? h('p', { class: 'button-preview' }, userText(button.label, 'span'), ' → ', userText(button.url, 'span', { class: 'mono' })) : null);
 }
 
-// A send's body from the Messages form; a time in the past is refused here, in words.
-function sendBody(data) {
+// A send's body from the Messages form (its own words, or the picker's template); a time in the
+// past is refused here, in words.
+function sendBody(data, picker) {
   const to = String(data.get('to') || '').trim();
   const text = String(data.get('body') || '');
   if (!to) throw new FormProblem('Write the phone number of the follower first.');
-  if (!text.trim()) throw new FormProblem('Write a message first.');
-  const body = { to, category: data.get('category'), body: text };
+  const template = picker.value();
+  if (!template && !text.trim()) throw new FormProblem('Write a message first, or choose a template.');
+  const body = { to, category: data.get('category'), ...(template ? { template } : { body: text }) };
   const sendAt = future(data.get('send_at'), 'The send time', 'Leave it empty to send now, or pick a later time.');
   const expiresAt = future(data.get('expires_at'), 'The expiry', 'Leave it empty, or pick a later time.');
   if (sendAt && expiresAt && expiresAt <= sendAt) throw new FormProblem('The expiry must be after the send time.');
   if (sendAt) body.send_at = sendAt;
   if (expiresAt) body.expires_at = expiresAt;
   return body;
+}
+
+/** A template's wording with `values` in place of its placeholders (a review shows it so). */
+function fillIn(wording, values) {
+  return String(wording || '').replace(/\{\{([a-z0-9_]{1,64})\}\}/g, (all, name) => (name in values ? values[name] : all));
 }
 
 const HISTORY_STATUSES = ['scheduled', 'accepted', 'delivered', 'failed', 'canceled'];
@@ -91,25 +99,31 @@ export async function messagesPage(reload) {
     api('GET', `/business/messages?${params}`),
     api('GET', '/business/messages?status=scheduled&limit=100'),
   ]);
+  const category = h('select', { name: 'category' }, h('option', { value: 'utility' }, 'utility'), h('option', { value: 'marketing' }, 'marketing'));
+  const message = field('Message', h('textarea', { name: 'body', maxlength: 4096, required: true }));
+  const picker = templatePicker(() => category.value, [message]);
+  category.addEventListener('change', picker.refresh);
   const send = form({ 'aria-label': 'Send a message' }, [
     field('To (phone number of a follower)', h('input', { type: 'tel', name: 'to', placeholder: '+14155550123', required: true })),
-    field('Category', h('select', { name: 'category' }, h('option', { value: 'utility' }, 'utility'), h('option', { value: 'marketing' }, 'marketing'))),
-    field('Message', h('textarea', { name: 'body', maxlength: 4096, required: true })),
+    field('Category', category),
+    picker.element,
+    message,
     h('div', { class: 'filters' },
       field('Send at (optional)', h('input', { type: 'datetime-local', name: 'send_at' })),
       field('Expires at (optional)', h('input', { type: 'datetime-local', name: 'expires_at' }))),
     h('p', { class: 'muted' }, 'Times are in your local time zone. Leave the send time empty to send now; up to 30 days ahead. A message not sent by its expiry is not sent at all. Consent is checked again at the send time.'),
   ], 'Send', async (data, out, f) => {
-    const body = sendBody(data);
+    const body = sendBody(data, picker);
     const sent = await api('POST', '/business/messages', body);
     f.reset();
+    picker.refresh();
     await reload('ok', body.send_at ? `Scheduled for ${when(body.send_at)}.` : `Sent: message ${sent.id}. Its outcome shows in the history below.`);
   }, SEND_LABELS);
   // Check: the same body, answered as the send would be now; nothing is sent.
   const checked = h('div', { class: 'check-result', 'aria-live': 'polite' });
   const check = act('Check', async () => {
     try {
-      await api('POST', '/business/messages/check', sendBody(new FormData(send)));
+      await api('POST', '/business/messages/check', sendBody(new FormData(send), picker));
       checked.replaceChildren(notice('ok', 'This message would be sent now. Nothing was sent.'));
     } catch (err) {
       checked.replaceChildren(notice('error', `It would not be sent: ${describe(err, SEND_LABELS)}`));
@@ -234,16 +248,20 @@ function broadcastRows(list, manage, reload) {
       : null)));
 }
 
-// The broadcast the form describes, or a sentence saying what is missing.
-function broadcastBody(data) {
+// The broadcast the form describes (its own words, or the picker's template), or a sentence
+// saying what is missing.
+function broadcastBody(data, picker) {
   const name = String(data.get('name') || '').trim();
   const text = String(data.get('body') || '');
   if (!name) throw new FormProblem('Give the broadcast a name first (only your team sees it).');
   if (name.length > 100) throw new FormProblem('The name can be at most 100 characters.');
-  if (!text.trim()) throw new FormProblem('Write the message first.');
+  const template = picker.value();
+  if (!template && !text.trim()) throw new FormProblem('Write the message first, or choose a template.');
   const body = { name, category: data.get('category') };
   const extras = ['title', 'image_url', 'button_label', 'button_url'].map((k) => String(data.get(k) || '').trim());
-  if (body.category === 'marketing' && extras.some(Boolean)) {
+  if (template) {
+    body.template = template;
+  } else if (body.category === 'marketing' && extras.some(Boolean)) {
     const [title, imageUrl, label, url] = extras;
     if (Boolean(label) !== Boolean(url)) throw new FormProblem('A button needs both a label and an address.');
     body.message_content = { text };
@@ -284,9 +302,13 @@ export async function broadcastsPage(reload) {
     h('div', { class: 'filters' },
       field('Button label', h('input', { type: 'text', name: 'button_label', maxlength: 40 })),
       field('Button URL (https)', h('input', { type: 'url', name: 'button_url', placeholder: 'https://' }))));
+  const message = field('Message', h('textarea', { name: 'body', maxlength: 4096, required: true }));
+  const picker = templatePicker(() => category.value, [message], () => {
+    rich.hidden = category.value !== 'marketing' || !!picker.chosen();
+  });
   const showReach = () => {
     const marketing = category.value === 'marketing';
-    rich.hidden = !marketing;
+    picker.refresh();
     reach.textContent = marketing
       ? `Audience now: ${active} active follower${active === 1 ? '' : 's'}, of whom ${optedIn} opted in to marketing: only they are reached (consent is checked again as each message is created).`
       : `Audience now: ${active} active follower${active === 1 ? '' : 's'}. Whoever unfollows before their message is created is skipped.`;
@@ -300,14 +322,15 @@ export async function broadcastsPage(reload) {
       field('Name (for you; recipients do not see it)', h('input', { type: 'text', name: 'name', maxlength: 100, required: true, placeholder: 'December opening hours' })),
       field('Category', category),
       reach,
-      field('Message', h('textarea', { name: 'body', maxlength: 4096, required: true })),
+      picker.element,
+      message,
       rich,
       h('div', { class: 'filters' },
         field('Start at (optional)', h('input', { type: 'datetime-local', name: 'send_at' })),
         field('Messages per second (optional)', h('input', { type: 'number', name: 'max_per_second', min: 1, step: 1, placeholder: 'as fast as allowed' }))),
       h('p', { class: 'muted' }, 'Times are in your local time zone; leave the start empty to start now, or pick a time up to 30 days ahead. A broadcast spends your send budget, at most half of it, so your own sends always go first. You see it once more before it goes.'),
     ], 'Review the broadcast', async (data) => {
-      const body = broadcastBody(data);
+      const body = broadcastBody(data, picker);
       // How many it reaches now, read again at the review.
       const fresh = (await api('GET', '/business/usage')).followers;
       const count = body.category === 'marketing' ? fresh.marketing_opt_in : fresh.active;
@@ -324,8 +347,10 @@ export async function broadcastsPage(reload) {
           h('dt', {}, 'Reaches now'), h('dd', { dataset: { reach: String(count) } }, who),
           h('dt', {}, 'When'), h('dd', {}, body.send_at ? `starts ${when(body.send_at)}` : 'now, as soon as you confirm'),
           body.max_per_second ? [h('dt', {}, 'Pace'), h('dd', {}, `${body.max_per_second} a second at most`)] : null),
-        h('p', {}, 'What each follower will see:'),
-        preview(body),
+        h('p', {}, body.template
+          ? `What each follower will see (the template ${body.template.name} in their language; in its default language):`
+          : 'What each follower will see:'),
+        preview(body.template ? { body: fillIn(picker.wording(), body.template.variables) } : body),
         count === 0 ? notice('info', 'Nobody would receive it now: it reaches whoever follows (and, for marketing, opted in) as its messages are created.') : null,
         h('div', { class: 'row' },
           act(goLabel, async () => {

@@ -61,6 +61,7 @@ const ASSETS: &[Asset] = &[
     script!("messages.js"),
     script!("webhooks.js"),
     script!("audience.js"),
+    script!("templates.js"),
 ];
 
 /// The routes under `/console`.

@@ -934,6 +934,116 @@ try {
     await later.close();
   });
 
+  let templateId = null;
+  await step('templates: two languages previewed live by the service, version 2 beside version 1, sent from Messages, a broadcast and the Inbox, one archived', async () => {
+    await page.goto(`${BASE}/console/#/templates`);
+    await page.getByRole('heading', { name: 'Templates', exact: true }).waitFor();
+    await page.getByText('No templates yet.').waitFor();
+    const made = page.locator('form[aria-label="New template"]');
+    await made.getByLabel(/^Name/).fill('Order Shipped');
+    await made.getByLabel(/^Language/).fill('en');
+    await made.getByLabel('Wording').fill('Order {{order_id}} has shipped.');
+    // The variables are read from the wording as it is written.
+    await made.getByLabel('{{order_id}}').waitFor();
+    await made.getByRole('button', { name: 'Create the template' }).click();
+    await page.getByText('The name is 1 to 64 lowercase letters, digits or _ (like order_shipped).').waitFor();
+    await made.getByLabel(/^Name/).fill('order_shipped');
+    await made.getByLabel('{{order_id}}').fill('12');
+    await made.getByRole('button', { name: 'Add a language' }).click();
+    const second = made.locator('[data-variant]').nth(1);
+    await second.getByLabel(/^Language/).fill('pt-br');
+    await second.getByLabel('Wording').fill('O pedido {{order}} foi enviado.');
+    await made.getByRole('button', { name: 'Create the template' }).click();
+    // The service names what is wrong; the console says it in words.
+    await made.locator('.notice.error').waitFor();
+    await second.getByLabel('Wording').fill('O pedido {{order_id}} foi enviado.');
+    await made.getByLabel(/^Default language/).selectOption('en');
+    await made.getByRole('button', { name: 'Create the template' }).click();
+    await page.getByRole('heading', { name: 'order_shipped' }).waitFor();
+    templateId = (page.url().split('#/templates/')[1] || '').split('?')[0];
+    assert.ok(templateId, 'the template\'s page');
+    // The preview: every language, rendered by the service as the values change.
+    const preview = page.getByRole('region', { name: 'Preview' });
+    const pt = page.locator('[data-rendered="pt-BR"]');
+    await pt.getByText('O pedido order id foi enviado.').waitFor();
+    await preview.getByLabel('{{order_id}}').fill('A-1042');
+    await pt.getByText('O pedido A-1042 foi enviado.').waitFor();
+    await page.locator('[data-rendered="en"]').getByText('Order A-1042 has shipped.').waitFor();
+    // A value left empty is refused by the service, and said in words.
+    await preview.getByLabel('{{order_id}}').fill('');
+    await pt.getByText('One of the values is empty or too long for the template.').waitFor();
+    await preview.getByLabel('{{order_id}}').fill('A-1042');
+    await shot(page, '31-template');
+    // Version 2; version 1 reads as it was.
+    const next = page.locator('form[aria-label="Make a new version"]');
+    await next.locator('[data-variant]').first().getByLabel('Wording').fill('Your order {{order_id}} is on its way.');
+    await next.getByRole('button', { name: 'Save as version 2' }).click();
+    await page.getByText('Saved: order_shipped is at version 2.').waitFor();
+    await page.locator('tr[data-variant="en"]', { hasText: 'Your order {{order_id}} is on its way.' }).waitFor();
+    await page.locator('.versions').getByRole('link', { name: '1', exact: true }).click();
+    await page.locator('tr[data-variant="en"]', { hasText: 'Order {{order_id}} has shipped.' }).waitFor();
+    assert.equal(await page.locator('form[aria-label="Make a new version"]').count(), 0, 'an earlier version is only read');
+
+    // Sent from Messages: the picker asks for the values instead of the words.
+    await page.goto(`${BASE}/console/#/messages`);
+    await page.getByRole('heading', { name: 'Messages' }).waitFor();
+    await page.getByLabel('To (phone number of a follower)').fill(FOLLOWER);
+    await page.getByLabel('Template', { exact: true }).selectOption('order_shipped');
+    assert.equal(await page.getByLabel('Message', { exact: true }).isVisible(), false, 'the template replaces the words');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByText('Fill in {{order_id}} for the template.').waitFor();
+    await page.getByLabel('{{order_id}}').fill('B-7');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByText(/^Sent: message/).waitFor();
+    const sentRow = page.locator('tr[data-message]', { hasText: 'Your order B-7 is on its way.' });
+    await sentRow.waitFor();
+    await sentRow.locator('a').first().click();
+    await page.getByRole('heading', { name: 'Message', exact: true }).waitFor();
+    await page.locator('[data-preview]', { hasText: 'Your order B-7 is on its way.' }).waitFor();
+
+    // A broadcast of the template: the review shows it filled in.
+    await page.goto(`${BASE}/console/#/broadcasts`);
+    await page.getByLabel(/^Name/).fill('Shipping notice');
+    await page.getByLabel('Category').selectOption('utility');
+    await page.getByLabel('Template', { exact: true }).selectOption('order_shipped');
+    await page.getByLabel('{{order_id}}').fill('C-3');
+    await page.getByRole('button', { name: 'Review the broadcast' }).click();
+    const review = page.getByRole('region', { name: 'Review the broadcast' });
+    await review.locator('[data-preview]', { hasText: 'Your order C-3 is on its way.' }).waitFor();
+    await review.getByRole('button', { name: 'Send it to 1 follower now' }).click();
+    await page.getByText('Broadcasting "Shipping notice": progress shows below.').waitFor();
+    await page.locator('tr[data-broadcast]', { hasText: 'Shipping notice' }).locator('.badge', { hasText: 'completed' }).waitFor({ timeout: 20000 });
+
+    // From the Inbox, while the window is open: a template instead of words.
+    await page.goto(`${BASE}/console/#/inbox/${conversationId}`);
+    await page.getByRole('heading', { name: 'Conversation', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Send a template or a utility message instead' }).click();
+    await page.getByLabel('Template', { exact: true }).selectOption('order_shipped');
+    await page.getByLabel('{{order_id}}').fill('D-9');
+    await page.getByRole('button', { name: 'Send the message' }).click();
+    await page.locator('li.bubble.outbound', { hasText: 'Your order D-9 is on its way.' }).waitFor();
+    await page.getByRole('button', { name: 'Back to a reply in your own words' }).click();
+    await page.getByLabel('Reply', { exact: true }).waitFor();
+
+    // Another template archived: it leaves the list and the pickers; its page says so.
+    const api = async (method, path, body) => apiCall(method, path, body, await ownerToken());
+    const old = await api('POST', '/business/templates', {
+      name: 'old_notice', category: 'utility', variables: {}, variants: { en: { body: 'We moved.' } }, default_locale: 'en',
+    });
+    assert.equal(old.status, 201, JSON.stringify(old.body));
+    await page.goto(`${BASE}/console/#/templates/${old.body.data.id}`);
+    await page.getByRole('button', { name: 'Archive this template' }).click();
+    await answer(page, 'Archive old_notice?', 'Archive');
+    await page.getByText('old_notice is archived.').waitFor();
+    await page.getByText('This template is archived: it can no longer be sent or changed.').waitFor();
+    await page.goto(`${BASE}/console/#/templates`);
+    await page.locator('tr[data-template="order_shipped"]').waitFor();
+    assert.equal(await page.locator('tr[data-template="old_notice"]').count(), 0);
+    await page.getByRole('link', { name: 'Show archived templates' }).click();
+    await page.locator('tr[data-template="old_notice"]').waitFor();
+    await shot(page, '32-templates');
+  });
+
   await step('what a follower writes is text: markup does not run, a right-to-left override stays inside its message, long words wrap', async () => {
     const hostile = '<img src=x onerror="window.__ran=3"> <b>bold?</b> https://example.com/offer';
     const rtl = 'Invoice \u202Egnp.exe\u202C attached';
@@ -1085,7 +1195,8 @@ try {
       ['#/messages', 'Messages'], ['#/broadcasts', 'Broadcasts'], ['#/inbox', 'Inbox'],
       [`#/inbox/${conversationId}`, 'Conversation'], ['#/audience', 'Audience'], ['#/team', 'Team'],
       ['#/apps', 'Developer apps'], ['#/webhooks', 'Webhooks'], ['#/deliveries', 'Webhook deliveries'],
-      ['#/events', 'Events'], ['#/usage', 'Usage'],
+      ['#/events', 'Events'], ['#/usage', 'Usage'], ['#/templates', 'Templates'],
+      [`#/templates/${templateId}`, 'order_shipped'],
     ];
     for (const [hash, heading] of pages) {
       await phonePage.goto(`${BASE}/console/${hash}`);
@@ -1120,7 +1231,7 @@ try {
     await phone.close();
   });
 
-  await step('at 375 px: a reply from the Inbox, a broadcast\'s review, a message\'s and a delivery\'s pages', async () => {
+  await step('at 375 px: a reply from the Inbox, a broadcast\'s review, a template sent, a message\'s and a delivery\'s pages', async () => {
     const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, storageState: await ownerContext.storageState() });
     const p = await open(phone);
     current = p;
@@ -1146,6 +1257,12 @@ try {
     await review.getByRole('button', { name: 'Back to edit' }).click();
     await p.getByRole('button', { name: 'Review the broadcast' }).waitFor();
     await p.goto(`${BASE}/console/#/messages`);
+    await p.getByLabel('To (phone number of a follower)').fill(FOLLOWER);
+    await p.getByLabel('Template', { exact: true }).selectOption('order_shipped');
+    await p.getByLabel('{{order_id}}').fill('E-5');
+    await onScreen('a template picked to send');
+    await p.getByRole('button', { name: 'Send', exact: true }).click();
+    await p.getByText(/^Sent: message/).waitFor();
     await p.locator('tr[data-message] a').first().click();
     await p.getByRole('heading', { name: 'Message', exact: true }).waitFor();
     await onScreen('a message');

@@ -669,6 +669,11 @@ mod tests {
         .unwrap();
         assert_eq!(ok.default_locale, "en");
         assert!(ok.variants.contains_key("pt-BR"));
+        // Without an explicit locale: the reader's language by lookup, else the default (a
+        // recipient who does not follow is given no language, so the default).
+        assert_eq!(ok.choose_locale(None, Some("pt-BR")).unwrap(), "pt-BR");
+        assert_eq!(ok.choose_locale(None, Some("de")).unwrap(), "en");
+        assert_eq!(ok.choose_locale(None, None).unwrap(), "en");
         let unused = detail(Definition::parse(
             Category::Utility,
             &v,
