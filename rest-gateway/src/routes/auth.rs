@@ -196,7 +196,7 @@ pub struct UpdateMeBody {
     /// Your language, a BCP 47 tag (`pt-BR`): businesses you follow send you their templates'
     /// variant for it (or the nearest, `pt`). `null` or empty clears it. No business reads it.
     #[serde(default, deserialize_with = "super::business::present")]
-    #[schema(value_type = Option<String>, max_length = 64, pattern = "^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$", example = "pt-BR")]
+    #[schema(value_type = Option<String>, max_length = 64, pattern = "^([A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*)?$", example = "pt-BR")]
     pub language: Option<Option<String>>,
 }
 
