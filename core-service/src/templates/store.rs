@@ -151,19 +151,6 @@ async fn for_send(db: &impl ConnectionTrait, key: &SendKey) -> AppResult<Option<
     }
 }
 
-/// The template named `name` in the business.
-pub async fn by_name(
-    db: &impl ConnectionTrait,
-    business_id: Uuid,
-    name: &str,
-) -> AppResult<Option<templates::Model>> {
-    Ok(templates::Entity::find()
-        .filter(templates::Column::BusinessId.eq(business_id))
-        .filter(templates::Column::Name.eq(name))
-        .one(db)
-        .await?)
-}
-
 pub async fn version(
     db: &impl ConnectionTrait,
     template_id: Uuid,
