@@ -143,6 +143,7 @@ const SERVED: &[&str] = &[
     "messages_accepted_total",
     "send_contexts_total",
     "message_outcomes_total",
+    "send_templates_total",
     "webhook_attempts_total",
     "webhook_attempt_duration_seconds",
     "http_requests_total",

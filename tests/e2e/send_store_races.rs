@@ -346,7 +346,7 @@ e2e!(
         use core_service::messaging::store::{
             ContextCheck, KeyClaim, NewSend, ServiceLimit, Written, app_send_contexts, write_batch,
         };
-        use sea_orm::{DbBackend, EntityTrait};
+        use sea_orm::{ConnectionTrait as _, DbBackend, EntityTrait};
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
         let (_, fan) = follower(&app, &biz, FAN, false).await;
         let db = &app.core.db;
@@ -378,6 +378,7 @@ e2e!(
                     token_hash: hash.clone(),
                     to: FAN.to_string(),
                     version: version.to_string(),
+                    template: None,
                 }),
                 thread: None,
             }
@@ -450,6 +451,40 @@ e2e!(
             matches!(written[..], [Some(Written::Replay(_))]),
             "{written:?}"
         );
+        // A templated send checks its template's row too: written at the row's version, stale
+        // at another.
+        let made = app
+            .post(
+                "/business/templates",
+                Some(&biz.owner_token),
+                json!({
+                    "name": "checked",
+                    "category": "utility",
+                    "variables": {},
+                    "variants": { "en": { "body": "Checked." } },
+                    "default_locale": "en",
+                }),
+            )
+            .await;
+        made.assert_ok(201);
+        let template_id: uuid::Uuid = made.data()["id"].as_str().unwrap().parse().unwrap();
+        let row = db
+            .query_one_raw(sea_orm::Statement::from_sql_and_values(
+                DbBackend::Postgres,
+                "SELECT xmin::text AS v FROM templates WHERE id = $1",
+                [template_id.into()],
+            ))
+            .await
+            .unwrap()
+            .unwrap();
+        let row_version: String = row.try_get("", "v").unwrap();
+        let templated = |key: &str, row_version: &str| {
+            let mut send = send(&version, key);
+            send.check.as_mut().unwrap().template = Some((template_id, row_version.to_string()));
+            send
+        };
+        beside(templated("k7", &row_version), "k8", Written::Accepted).await;
+        beside(templated("k9", "0"), "k10", Written::Stale).await;
         // The follow changed since the read: the same version is stale.
         let consent = json!({ "marketing_opt_in": true });
         follow_call(&app, &fan, &biz, reqwest::Method::PATCH, consent).await;

@@ -501,6 +501,68 @@ e2e!(
     }
 );
 
+/// The kept-template counter (`send_templates_total{template="kept"}`), process-wide.
+fn kept_templates() -> f64 {
+    let text = proto::metrics::render();
+    text.lines()
+        .find(|l| l.starts_with("send_templates_total{") && l.contains("template=\"kept\""))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0)
+}
+
+e2e!(
+    a_new_language_a_new_version_and_an_archive_count_from_the_very_next_send,
+    |app| async move {
+        // Repeated sends of one app token to one follower are decided from what the core kept
+        // (PostgreSQL): the template row and the recipient's language, which the write checks.
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        let template = created(&app, &biz, shipped()).await;
+        let (_, fan) = follower(&app, &biz, FAN, false).await;
+        let kept_before = kept_templates();
+        for id in ["N-1", "N-2", "N-3"] {
+            let record = sent_record(&app, &biz, templated(FAN, order(id))).await;
+            assert_eq!(record["body"], format!("Order {id} has shipped."));
+            assert_eq!(record["template"]["version"], 1);
+        }
+        if sea_orm::ConnectionTrait::get_database_backend(&app.core.db)
+            == sea_orm::DbBackend::Postgres
+        {
+            assert!(
+                kept_templates() > kept_before,
+                "the later sends use the kept row"
+            );
+        }
+        app.patch("/me", Some(&fan), json!({ "language": "pt" }))
+            .await
+            .assert_ok(200);
+        let record = sent_record(&app, &biz, templated(FAN, order("N-4"))).await;
+        assert_eq!(record["body"], "O pedido N-4 foi enviado.");
+        let id = template["id"].as_str().unwrap();
+        app.patch(
+            &format!("/business/templates/{id}"),
+            Some(&biz.owner_token),
+            json!({ "variants": { "en": { "body": "Changed {{order_id}}" } } }),
+        )
+        .await
+        .assert_ok(200);
+        for id in ["N-5", "N-6"] {
+            let record = sent_record(&app, &biz, templated(FAN, order(id))).await;
+            assert_eq!(record["body"], format!("Changed {id}"));
+            assert_eq!(record["template"]["version"], 2);
+        }
+        // An earlier version named explicitly still renders as it was.
+        let mut first = order("N-7");
+        first["version"] = json!(1);
+        let record = sent_record(&app, &biz, templated(FAN, first)).await;
+        assert_eq!(record["body"], "O pedido N-7 foi enviado.");
+        archive(&app, &biz, &template).await;
+        send_v1(&app, &biz, templated(FAN, order("N-8")), None)
+            .await
+            .assert_error(409, "template_archived");
+    }
+);
+
 e2e!(
     render_answers_what_a_send_renders_and_urls_carry_their_values_encoded,
     |app| async move {

@@ -1046,6 +1046,7 @@ pub async fn send(
         user_id: Some(conversation.user_id),
         follow_status: follow.as_ref().map(|f| f.status),
         marketing_opt_in: follow.is_some_and(|f| f.marketing_opt_in),
+        language: None,
     };
     let sender = crate::messaging::service::Sender {
         business_id: acting.business_id,

@@ -66,6 +66,7 @@ async fn app_send(
             token_hash: token_hash.clone(),
             to: to.clone(),
             version,
+            template: None,
         };
         let decided = app_send_from(
             core,

@@ -324,7 +324,7 @@ pub(crate) async fn refused(
 /// check stops before the first write, reading what the writes would have checked.
 pub(crate) async fn accept(
     core: &Core,
-    sender: Sender,
+    mut sender: Sender,
     recipient: store::RecipientState,
     mut outgoing: Outgoing,
     (raw_timing, timing): (RawTiming, Timing),
@@ -352,22 +352,48 @@ pub(crate) async fn accept(
     let mut template_ref = None;
     if let Some(send) = &outgoing.template {
         // The recipient's own language counts only while they follow the business.
-        let follower = (recipient.follow_status == Some(proto::vocabulary::FollowStatus::Active))
-            .then_some(recipient_id);
-        let resolved =
-            match templates::resolve(core, sender.business_id, send, outgoing.category, follower)
-                .await
-            {
-                Ok(resolved) => resolved,
-                // The template's refusals come after the replay: a key that already holds this
-                // request answers the original whatever became of the template since (and one
-                // holding another request is a conflict). A key still free is the writer's to
-                // claim, so the happy path reads nothing more.
-                Err(refusal) if refusal.code.http_status() < 500 => {
-                    return refused(core, &sender, key.as_ref(), refusal).await;
-                }
-                Err(err) => return Err(err),
-            };
+        let follows = recipient.follow_status == Some(proto::vocabulary::FollowStatus::Active);
+        // A send decided from a kept context renders from the kept template row when there is
+        // one, its write checking that row with the context; else the template is read now.
+        let kept = sender.check.as_mut().and_then(|check| {
+            let language = recipient.language.as_deref().filter(|_| follows);
+            let kept = templates::resolve_kept(
+                core,
+                sender.business_id,
+                send,
+                outgoing.category,
+                language,
+            )?;
+            Some(kept.map(|(resolved, row)| {
+                check.template = Some(row);
+                resolved
+            }))
+        });
+        metrics::counter!(
+            "send_templates_total",
+            "template" => if kept.is_some() { "kept" } else { "read" },
+        )
+        .increment(1);
+        let resolved = match kept {
+            Some(kept) => kept,
+            None => {
+                let follower = follows.then_some(recipient_id);
+                templates::resolve(core, sender.business_id, send, outgoing.category, follower)
+                    .await
+            }
+        };
+        let resolved = match resolved {
+            Ok(resolved) => resolved,
+            // The template's refusals come after the replay: a key that already holds this
+            // request answers the original whatever became of the template since (and one
+            // holding another request is a conflict). A key still free is the writer's to
+            // claim, so the happy path reads nothing more. (From a kept context, the fresh
+            // read decides.)
+            Err(refusal) if refusal.code.http_status() < 500 => {
+                return refused(core, &sender, key.as_ref(), refusal).await;
+            }
+            Err(err) => return Err(err),
+        };
         outgoing.body = resolved.body;
         outgoing.content = resolved.content;
         template_ref = Some(resolved.reference.to_string());

@@ -4,6 +4,7 @@
 //! (`TemplateSend`), resolved after the idempotency replay ([`resolve`]).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use proto::ErrorCode;
 use proto::vocabulary::{BroadcastCategory, Category, TemplateStatus};
@@ -395,11 +396,18 @@ pub struct Resolved {
     pub reference: Value,
 }
 
-/// A template of the business, ready to render for recipients.
+/// A template of the business at one version, ready to render for recipients.
 #[derive(Debug, Clone)]
 pub struct Found {
-    view: TemplateView,
+    id: Uuid,
+    name: String,
+    version: i32,
+    definition: Arc<Definition>,
 }
+
+/// What a send decided from a kept context must find unchanged of the template it named: the
+/// template's id and its row version (see `messaging::store::ContextCheck`).
+pub type RowCheck = (Uuid, String);
 
 /// Finds the template a send names and checks what does not depend on the recipient, in
 /// DESIGN's order: it exists (at that version), it is not archived, its category is the
@@ -419,7 +427,7 @@ pub async fn find_for_send(
         version: send.version,
         reader,
     };
-    let Some(((template, version), language)) = core.template_reads.read(key).await? else {
+    let Some(read) = core.template_reads.read(key).await? else {
         return Err(AppError::new(
             ErrorCode::TemplateNotFound,
             format!(
@@ -428,6 +436,10 @@ pub async fn find_for_send(
             ),
         ));
     };
+    let template = read.template;
+    if let Some(row_version) = read.row_version {
+        core.template_reads.keep(&template, row_version);
+    }
     if template.status == TemplateStatus::Archived {
         return Err(archived(&template.name));
     }
@@ -440,7 +452,7 @@ pub async fn find_for_send(
             ),
         ));
     }
-    let Some(version) = version else {
+    let Some(version) = read.version else {
         return Err(AppError::new(
             ErrorCode::TemplateNotFound,
             format!(
@@ -450,8 +462,34 @@ pub async fn find_for_send(
             ),
         ));
     };
-    let view = TemplateView::of((template, version))?;
-    Ok((Found { view }, language))
+    let definition = match kept_definition(core, template.id, version.version) {
+        Some(definition) => definition,
+        None => {
+            let definition = Arc::new(Definition::from_stored(
+                &version.variables,
+                &version.variants,
+                &version.default_locale,
+            )?);
+            core.template_reads
+                .keep_definition(template.id, version.version, definition.clone());
+            definition
+        }
+    };
+    let found = Found {
+        id: template.id,
+        name: template.name,
+        version: version.version,
+        definition,
+    };
+    Ok((found, read.language))
+}
+
+/// The parsed definition of a version, as this core kept it.
+fn kept_definition(core: &Core, id: Uuid, version: i32) -> Option<Arc<Definition>> {
+    core.template_reads
+        .definition(id, version)?
+        .downcast::<Definition>()
+        .ok()
 }
 
 /// Renders a single message's template for its recipient: the template found and checked
@@ -472,13 +510,50 @@ pub async fn resolve(
     found.render(send, language.as_deref())
 }
 
+/// [`resolve`] for a send decided from a kept context, from what this core kept of the
+/// template (PostgreSQL): the rendering with the template row's version, which the send's write
+/// must find unchanged. `language` is the recipient's own, given only when they actively
+/// follow the business (read with the kept context, whose check covers it).
+///
+/// None when nothing usable is kept: not the template row, not the version's definition, or
+/// the kept row would refuse the send (the fresh read decides and answers).
+pub fn resolve_kept(
+    core: &Core,
+    business_id: Uuid,
+    send: &TemplateSend,
+    category: Category,
+    language: Option<&str>,
+) -> Option<AppResult<(Resolved, RowCheck)>> {
+    let kept = core.template_reads.kept(business_id, &send.name)?;
+    let template = &kept.template;
+    if template.status != TemplateStatus::Active || template.category != category {
+        return None;
+    }
+    let version = match send.version {
+        None => template.version,
+        Some(n) if (1..=i64::from(template.version)).contains(&n) => n as i32,
+        Some(_) => return None,
+    };
+    let found = Found {
+        id: template.id,
+        name: template.name.clone(),
+        version,
+        definition: kept_definition(core, template.id, version)?,
+    };
+    Some(
+        found
+            .render(send, language)
+            .map(|resolved| (resolved, (template.id, kept.row_version))),
+    )
+}
+
 impl Found {
     /// Renders for one recipient: the explicit locale, else `language` (the recipient's own,
     /// given only when they actively follow the business), else the default.
     ///
     /// Errors: the variable codes, `invalid_request` (`template.locale` without a variant).
     pub fn render(&self, send: &TemplateSend, language: Option<&str>) -> AppResult<Resolved> {
-        let definition = &self.view.definition;
+        let definition = &self.definition;
         let locale = definition.choose_locale(send.locale.as_deref(), language)?;
         let rendered = definition.render(locale, &send.variables)?;
         let (body, content) = match rendered {
@@ -489,9 +564,9 @@ impl Found {
             body,
             content,
             reference: serde_json::json!({
-                "id": self.view.template.id,
-                "name": self.view.template.name,
-                "version": self.view.version.version,
+                "id": self.id,
+                "name": self.name,
+                "version": self.version,
                 "locale": locale,
             }),
         })
@@ -504,7 +579,7 @@ impl Found {
     ///
     /// Errors: as [`Found::render`].
     pub fn check_every_variant(&self, send: &TemplateSend) -> AppResult<()> {
-        let definition = &self.view.definition;
+        let definition = &self.definition;
         for locale in definition.variants.keys() {
             definition.render(locale, &send.variables)?;
         }
@@ -518,9 +593,9 @@ impl Found {
     /// version found now, so a new version made meanwhile changes nothing of it.
     pub fn for_broadcast(&self, send: &TemplateSend) -> String {
         serde_json::json!({
-            "id": self.view.template.id,
-            "name": self.view.template.name,
-            "version": self.view.version.version,
+            "id": self.id,
+            "name": self.name,
+            "version": self.version,
             "variables": Value::Object(send.variables.clone()),
             "locale": send.locale,
         })
@@ -547,5 +622,11 @@ pub async fn of_broadcast(core: &Core, stored: &str) -> AppResult<(Found, Templa
     };
     let template = store::by_id(&core.db, id).await?.ok_or_else(not_found)?;
     let view = find_version(core, template, Some(version)).await?;
-    Ok((Found { view }, send))
+    let found = Found {
+        id: view.template.id,
+        name: view.template.name,
+        version: view.version.version,
+        definition: Arc::new(view.definition),
+    };
+    Ok((found, send))
 }

@@ -57,12 +57,18 @@ pub struct SendKey {
     pub reader: Option<Uuid>,
 }
 
-/// A template with the version asked for (None when it has no such version), and the reader's
-/// language (None: not set, or not asked).
-pub type ForSend = (
-    (templates::Model, Option<template_versions::Model>),
-    Option<String>,
-);
+/// What a send naming a template read.
+#[derive(Debug, Clone)]
+pub struct ForSend {
+    pub template: templates::Model,
+    /// The version asked for (None when the template has no such version).
+    pub version: Option<template_versions::Model>,
+    /// The reader's language (None: not set, or not asked).
+    pub language: Option<String>,
+    /// PostgreSQL: the template row's version (`xmin`), which any change of it (an archive, a
+    /// new newest version) changes; None on SQLite.
+    pub row_version: Option<String>,
+}
 
 /// What many sends naming templates read, one entry per key in order (None: the business has
 /// no template of that name). PostgreSQL: one statement for them all, the keys travelling as
@@ -87,7 +93,7 @@ pub async fn for_sends(
     )
     .map_err(|_| crate::error::AppError::internal("encoding a read"))?;
     let sql = format!(
-        "SELECT q.n, {COLUMNS} FROM (SELECT CAST(e.n - 1 AS BIGINT) AS n, \
+        "SELECT q.n, {COLUMNS}, t.xmin::text AS t_row_version FROM (SELECT CAST(e.n - 1 AS BIGINT) AS n, \
          CAST(e.v->>0 AS uuid) AS business_id, e.v->>1 AS name, \
          CAST(e.v->>2 AS INTEGER) AS version, CAST(e.v->>3 AS uuid) AS reader \
          FROM jsonb_array_elements(CAST($1 AS jsonb)) WITH ORDINALITY AS e(v, n)) q \
@@ -120,10 +126,12 @@ const COLUMNS: &str = "t.id AS t_id, t.business_id AS t_business_id, t.name AS t
      v.created_at AS v_created_at, u.language AS language";
 
 fn from_row(row: &sea_orm::QueryResult) -> AppResult<ForSend> {
-    let template = templates::Model::from_query_result(row, "t_")?;
-    let version = template_versions::Model::from_query_result_optional(row, "v_")?;
-    let language: Option<String> = row.try_get("", "language")?;
-    Ok(((template, version), language))
+    Ok(ForSend {
+        template: templates::Model::from_query_result(row, "t_")?,
+        version: template_versions::Model::from_query_result_optional(row, "v_")?,
+        language: row.try_get("", "language")?,
+        row_version: row.try_get("", "t_row_version")?,
+    })
 }
 
 /// One send's read of [`for_sends`].
@@ -133,7 +141,7 @@ async fn for_send(db: &impl ConnectionTrait, key: &SendKey) -> AppResult<Option<
         None => "t.version",
     };
     let sql = format!(
-        "SELECT {COLUMNS} FROM templates t \
+        "SELECT {COLUMNS}, CAST(NULL AS TEXT) AS t_row_version FROM templates t \
          LEFT JOIN template_versions v ON v.template_id = t.id AND v.version = {which} \
          LEFT JOIN users u ON u.id = $4 \
          WHERE t.business_id = $1 AND t.name = $2"

@@ -30,6 +30,9 @@ pub struct ContextCheck {
     pub token_hash: String,
     pub to: String,
     pub version: String,
+    /// A templated send rendered from a kept template row: the template's id and that row's
+    /// version (`xmin`), checked with the rest.
+    pub template: Option<(Uuid, String)>,
 }
 
 /// The rows an app-token send's context is read from, for `q(token_hash, to_phone)`.
@@ -58,6 +61,8 @@ pub struct RecipientState {
     pub user_id: Option<Uuid>,
     pub follow_status: Option<FollowStatus>,
     pub marketing_opt_in: bool,
+    /// The recipient's own language, as read with the rest (None: not set, or not read).
+    pub language: Option<String>,
 }
 
 /// The contexts of many app-token sends in one read: each `(token hash, recipient number)`
@@ -96,7 +101,7 @@ pub async fn app_send_contexts(
          CASE WHEN o.status IS NOT NULL AND o.status <> 'active' THEN 'suspended' \
          ELSE b.status END AS business_status, b.mode AS business_mode, o.phone_number AS owner_phone, \
          r.id AS recipient_id, f.status AS follow_status, f.marketing_opt_in, \
-         {version} AS version \
+         r.language AS recipient_language, {version} AS version \
          FROM ({keys}) q {CONTEXT_JOINS}"
     );
     let mut contexts: Vec<Option<AppSendContext>> = requests.iter().map(|_| None).collect();
@@ -129,6 +134,7 @@ fn recipient_from_row(row: &sea_orm::QueryResult) -> AppResult<RecipientState> {
         marketing_opt_in: row
             .try_get::<Option<bool>>("", "marketing_opt_in")?
             .unwrap_or(false),
+        language: row.try_get("", "recipient_language")?,
     })
 }
 
@@ -138,8 +144,8 @@ pub async fn recipient_state(
     business_id: Uuid,
     to: &str,
 ) -> AppResult<RecipientState> {
-    const SQL: &str = "SELECT r.id AS recipient_id, f.status AS follow_status, f.marketing_opt_in \
-         FROM users r LEFT JOIN follows f ON f.business_id = $1 AND f.user_id = r.id \
+    const SQL: &str = "SELECT r.id AS recipient_id, f.status AS follow_status, f.marketing_opt_in, \
+         r.language AS recipient_language FROM users r LEFT JOIN follows f ON f.business_id = $1 AND f.user_id = r.id \
          WHERE r.phone_number = $2";
     let values = vec![business_id.into(), to.into()];
     match db.query_one_raw(statement(db, SQL, values)).await? {

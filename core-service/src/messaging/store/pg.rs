@@ -46,26 +46,57 @@ pub(super) async fn write_at_once(
         .filter_map(|&i| sends[i].check.as_ref().map(|c| (sends[i].message.id, c)))
         .collect();
     if !checks.is_empty() {
-        let checks: Vec<(Uuid, &str, &str, &str)> = checks
-            .iter()
-            .map(|(id, c)| {
-                (
-                    *id,
-                    c.token_hash.as_str(),
-                    c.to.as_str(),
-                    c.version.as_str(),
-                )
-            })
-            .collect();
-        let json =
-            serde_json::to_string(&checks).map_err(|_| AppError::internal("encoding a check"))?;
+        // A templated send rendered from a kept template row checks that row too; the join is
+        // there only when one in the batch does.
+        let templated = checks.iter().any(|(_, c)| c.template.is_some());
+        let json = if templated {
+            let checks: Vec<_> = checks
+                .iter()
+                .map(|(id, c)| {
+                    let template = c.template.as_ref();
+                    (
+                        *id,
+                        c.token_hash.as_str(),
+                        c.to.as_str(),
+                        c.version.as_str(),
+                        template.map(|t| t.0),
+                        template.map(|t| t.1.as_str()),
+                    )
+                })
+                .collect();
+            serde_json::to_string(&checks)
+        } else {
+            let checks: Vec<_> = checks
+                .iter()
+                .map(|(id, c)| {
+                    (
+                        *id,
+                        c.token_hash.as_str(),
+                        c.to.as_str(),
+                        c.version.as_str(),
+                    )
+                })
+                .collect();
+            serde_json::to_string(&checks)
+        }
+        .map_err(|_| AppError::internal("encoding a check"))?;
         values.push(json.into());
+        let (template_columns, template_join, template_holds) = if templated {
+            (
+                ", CAST(e.v->>4 AS uuid) AS template_id, e.v->>5 AS template_version",
+                " LEFT JOIN templates tk ON tk.id = q.template_id",
+                " AND (q.template_id IS NULL OR tk.xmin::text = q.template_version)",
+            )
+        } else {
+            ("", "", "")
+        };
         sql.push_str(&format!(
             "cq AS (SELECT CAST(e.v->>0 AS uuid) AS id, e.v->>1 AS token_hash, \
-             e.v->>2 AS to_phone, e.v->>3 AS version \
+             e.v->>2 AS to_phone, e.v->>3 AS version{template_columns} \
              FROM jsonb_array_elements(CAST(${n} AS jsonb)) AS e(v)), \
              st AS (SELECT id FROM cq WHERE id NOT IN \
-             (SELECT q.id FROM cq q {CONTEXT_JOINS} WHERE {CONTEXT_VERSION} = q.version)), ",
+             (SELECT q.id FROM cq q {CONTEXT_JOINS}{template_join} \
+             WHERE {CONTEXT_VERSION} = q.version{template_holds})), ",
             n = values.len(),
         ));
         conditions.push("r.id NOT IN (SELECT id FROM st)".into());
