@@ -152,6 +152,10 @@ impl CoreApp {
 
         let janitor = tokio::spawn(crate::retention::run(core.clone(), cancel.clone()));
         let sampler = tokio::spawn(crate::metrics::sample(core.clone(), cancel.clone()));
+        let alerts = tokio::spawn(crate::webhooks::health::send_alerts(
+            core.clone(),
+            cancel.clone(),
+        ));
         let listener = tokio::spawn({
             let (core, cancel) = (core.clone(), cancel.clone());
             async move { core.webhook_wakeup.listen(cancel).await }
@@ -262,6 +266,7 @@ impl CoreApp {
         let _ = health_watch.await;
         let _ = janitor.await;
         let _ = sampler.await;
+        let _ = alerts.await;
         let _ = listener.await;
         if let Some(dispatcher) = dispatcher {
             let _ = dispatcher.await;

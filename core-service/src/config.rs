@@ -181,6 +181,21 @@ pub struct WebhookConfig {
     /// keeps flowing. Endpoints that answer quickly are never capped.
     #[arg(long, env = "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT", default_value_t = 8)]
     pub webhook_max_in_flight_per_endpoint: u32,
+
+    /// Failed attempts in a row after which an endpoint turns `failing` (a delivery that ends
+    /// failed turns it at once). Nothing is paused or disabled: the endpoint keeps receiving.
+    #[arg(long, env = "WEBHOOK_FAILING_AFTER", default_value_t = 5)]
+    pub webhook_failing_after: u32,
+
+    /// Whether an endpoint turning `failing` sends its business's owner and admins an SMS (one
+    /// per endpoint per 24 h; each can turn theirs off with `PATCH /me {"webhook_alerts"}`).
+    #[arg(
+        long,
+        env = "WEBHOOK_ALERT_SMS",
+        default_value_t = true,
+        action = clap::ArgAction::Set
+    )]
+    pub webhook_alert_sms: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -350,6 +365,10 @@ pub struct WebhookSettings {
     pub endpoints_per_business: u32,
     pub tests_per_endpoint_per_minute: u32,
     pub max_in_flight_per_endpoint: u32,
+    /// `WEBHOOK_FAILING_AFTER`.
+    pub failing_after: u32,
+    /// `WEBHOOK_ALERT_SMS`.
+    pub alert_sms: bool,
     /// How often an idle job stream looks for deliveries that became due (retries, and other
     /// cores' deliveries when a wake-up was missed): [`WebhookSettings::POLL`].
     pub poll: Duration,

@@ -21,6 +21,8 @@ pub mod users {
         /// The user's own language (a canonical BCP 47 tag): which variant of a template a
         /// business they follow sends them.
         pub language: Option<String>,
+        /// Whether a business's owner or admin gets the SMS alert of a failing endpoint.
+        pub webhook_alerts: bool,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -389,6 +391,84 @@ pub mod webhooks {
         pub previous_secret_standard: bool,
         /// Unix ms; 0 = no previous secret.
         pub previous_secret_expires_at_ms: i64,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod webhook_health {
+    use proto::vocabulary::WebhookHealthState;
+    use sea_orm::entity::prelude::*;
+
+    /// An endpoint's delivery health, kept by the reports of its attempts.
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "webhook_health")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub webhook_id: Uuid,
+        /// `healthy` or `failing` (`paused` is read from the endpoint).
+        pub state: WebhookHealthState,
+        pub consecutive_failures: i32,
+        pub failing_since: Option<DateTimeUtc>,
+        pub last_success_at: Option<DateTimeUtc>,
+        pub last_failure_at: Option<DateTimeUtc>,
+        pub last_failure_status: Option<i32>,
+        pub last_failure_error: Option<String>,
+        /// When its last alert SMS were queued (one per 24 h).
+        pub alerted_at: Option<DateTimeUtc>,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod webhook_daily {
+    use sea_orm::entity::prelude::*;
+
+    /// An endpoint's attempts of one UTC day, in one of its slots (readers sum them).
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "webhook_daily")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub webhook_id: Uuid,
+        /// Days since 1970-01-01.
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub day: i32,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub slot: i32,
+        pub attempts: i64,
+        pub succeeded_attempts: i64,
+        pub failed_attempts: i64,
+        /// Deliveries that ended failed.
+        pub exhausted: i64,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod webhook_alerts {
+    use sea_orm::entity::prelude::*;
+
+    /// An alert SMS to send (a failing endpoint), held by one core while it sends it.
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "webhook_alerts")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub webhook_id: Uuid,
+        pub phone_number: String,
+        pub text: String,
+        pub due_at_ms: i64,
+        pub lease_until_ms: i64,
+        pub attempts: i32,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -86,5 +86,13 @@ pub async fn sample_once(core: &Core) -> Result<(), sea_orm::DbErr> {
     .await?;
     metrics::gauge!("oldest_due_age_seconds", "queue" => "webhook_deliveries")
         .set(oldest_delivery.map_or(0.0, |t| (now - t).max(0) as f64 / 1000.0));
+    let failing = count(
+        core,
+        "SELECT COUNT(*) FROM webhook_health h JOIN webhooks w ON w.id = h.webhook_id \
+         WHERE h.state = 'failing' AND w.active",
+        vec![],
+    )
+    .await?;
+    metrics::gauge!("webhook_endpoints_failing").set(failing.unwrap_or(0) as f64);
     Ok(())
 }

@@ -46,6 +46,9 @@ pub struct Core {
     /// Wakes this core's dispatcher when it accepts a message.
     pub dispatch_wakeup: tokio::sync::Notify,
     /// Wakes this core's broadcast runner when it creates a broadcast.
+    /// Wakes this core's alert SMS sender (`webhooks::health::send_alerts`) after a commit
+    /// that queued alerts.
+    pub alert_wakeup: tokio::sync::Notify,
     pub broadcast_wakeup: tokio::sync::Notify,
     /// Wakes the job streams (of every core, on PostgreSQL) when deliveries are committed.
     pub webhook_wakeup: WebhookWakeup,
@@ -93,6 +96,7 @@ impl Core {
             internal_token: config.internal_token.clone().filter(|t| !t.is_empty()),
             dispatch_wakeup: tokio::sync::Notify::new(),
             broadcast_wakeup: tokio::sync::Notify::new(),
+            alert_wakeup: tokio::sync::Notify::new(),
             slow_endpoints: Default::default(),
             job_credits: Default::default(),
             endpoint_cache: Default::default(),
@@ -107,6 +111,8 @@ impl Core {
                     .webhooks
                     .webhook_tests_per_endpoint_per_minute,
                 max_in_flight_per_endpoint: config.webhooks.webhook_max_in_flight_per_endpoint,
+                failing_after: config.webhooks.webhook_failing_after,
+                alert_sms: config.webhooks.webhook_alert_sms,
                 poll: WebhookSettings::POLL,
             },
         }

@@ -53,6 +53,8 @@ fn serve_help_lists_the_cores_settings_and_no_other_binarys() {
         "WEBHOOK_ENDPOINTS_PER_BUSINESS",
         "WEBHOOK_TESTS_PER_ENDPOINT_PER_MINUTE",
         "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT",
+        "WEBHOOK_FAILING_AFTER",
+        "WEBHOOK_ALERT_SMS",
         "OTP_COOLDOWN_SECS",
         "OTP_REQUESTS_PER_PHONE_PER_HOUR",
         "OTP_REQUESTS_PER_IP_PER_HOUR",

@@ -24,6 +24,7 @@ mod m20261201_000015_conversations;
 mod m20261202_000016_what_was_sent;
 mod m20261203_000017_purge_by_id;
 mod m20261204_000018_templates;
+mod m20261205_000019_delivery_health;
 
 pub struct Migrator;
 
@@ -49,6 +50,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000016_what_was_sent::Migration),
             Box::new(m20261203_000017_purge_by_id::Migration),
             Box::new(m20261204_000018_templates::Migration),
+            Box::new(m20261205_000019_delivery_health::Migration),
         ]
     }
 }

@@ -329,6 +329,19 @@ value_set! {
         MessageRead = "message.read",
         /// Sent by `POST /business/webhooks/{id}/test`, to that endpoint only.
         WebhookTest = "webhook.test",
+        /// An endpoint turned failing (to the business's other endpoints).
+        WebhookFailing = "webhook.failing",
+        /// A failing endpoint turned healthy (to the business's other endpoints).
+        WebhookRecovered = "webhook.recovered",
+    }
+
+    /// A webhook endpoint's delivery health: `failing` after `WEBHOOK_FAILING_AFTER` failed
+    /// attempts in a row or a delivery that ended failed, `healthy` again at its next success,
+    /// `paused` while a person paused it (reactivation restores the state it had).
+    pub enum WebhookHealthState as "WebhookHealthState" {
+        Healthy = "healthy",
+        Failing = "failing",
+        Paused = "paused",
     }
 
     /// A webhook delivery's status.
@@ -419,6 +432,8 @@ subset! {
         BroadcastCompleted,
         MessageReceived,
         MessageRead,
+        WebhookFailing,
+        WebhookRecovered,
     }
 }
 

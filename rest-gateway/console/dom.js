@@ -107,7 +107,7 @@ export function badge(text, kind = '') {
 // One colour per meaning, everywhere: green is success only, red is failure only.
 const STATUS_KIND = {
   delivered: 'ok', succeeded: 'ok', active: 'ok', live: 'ok', completed: 'ok', sent: 'ok', healthy: 'ok',
-  failed: 'bad', suspended: 'bad', blocked: 'bad',
+  failed: 'bad', suspended: 'bad', blocked: 'bad', failing: 'bad',
   paused: 'warn', retrying: 'warn', pending: 'warn', sandbox: 'warn', scheduled: 'warn', running: 'warn',
   accepted: '', canceled: '', open: '', closed: '',
 };

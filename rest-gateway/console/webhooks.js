@@ -1,14 +1,17 @@
-// Webhooks: endpoints (edit and rotate in their own panel), the deliveries log, one delivery
-// with what it sent and what the receiver answered, and the events list.
+// Webhooks: endpoints with their delivery health and last seven days (edit and rotate in their
+// own panel; a banner for a failing one, recovering its failed deliveries in one click), the
+// deliveries log, one delivery with what it sent and what the receiver answered, and the events
+// list.
 
 import { api } from './api.js';
+import { COLOURS, dayChart } from './charts.js';
 import {
   h, act, ask, canManage, copyable, every, field, form, listHash, main, notice, page, pathParts, query, say,
   status, table, userText, when,
 } from './dom.js';
 
 export const EVENTS = ['message.sent', 'message.failed', 'message.received', 'message.read', 'grant.revoked',
-  'follow.created', 'follow.updated', 'follow.deleted', 'broadcast.completed'];
+  'follow.created', 'follow.updated', 'follow.deleted', 'broadcast.completed', 'webhook.failing', 'webhook.recovered'];
 
 const EVENT_TEXT = {
   'message.sent': 'a message was delivered',
@@ -20,6 +23,8 @@ const EVENT_TEXT = {
   'follow.updated': 'a follower changed their consent',
   'follow.deleted': 'someone unfollowed you',
   'broadcast.completed': 'a broadcast ended',
+  'webhook.failing': 'another endpoint of yours is failing',
+  'webhook.recovered': 'a failing endpoint of yours answers again',
 };
 
 const WEBHOOK_LABELS = { url: 'The address', events: 'The events' };
@@ -39,8 +44,54 @@ function newSecret() {
 
 const GRACES = [[86400, 'for a day (default)'], [3600, 'for an hour'], [0, 'no: stop at once']];
 
+const DAY_MS = 86400 * 1000;
+// How far back `recover` reaches (the service refuses more), and how long before its turn an
+// endpoint's failing deliveries may have been made (their retries span about 31 minutes).
+const RECOVER_DAYS = 7;
+const RETRIES_SPAN_MS = 3600 * 1000;
+
+// An endpoint's health in a few words: its state, and for a failure what it answered.
+function healthCell(w) {
+  const health = w.health || { state: 'healthy', consecutive_failures: 0 };
+  const last = health.last_failure;
+  const answered = last ? (last.http_status ? `HTTP ${last.http_status}` : (last.error || 'no answer')) : '';
+  return h('div', { class: 'health', dataset: { health: health.state } },
+    status(health.state),
+    health.state === 'failing' || (health.state === 'paused' && health.failing_since)
+      ? h('div', { class: 'muted' }, `${health.consecutive_failures} failed attempt${health.consecutive_failures === 1 ? '' : 's'} in a row since ${when(health.failing_since)}${answered ? ` · last: ${answered}` : ''}`)
+      : null,
+    health.state === 'healthy' && health.consecutive_failures > 0
+      ? h('div', { class: 'muted' }, `${health.consecutive_failures} failed in a row${answered ? ` · last: ${answered}` : ''}`)
+      : null,
+    health.last_success_at ? h('div', { class: 'muted' }, `last success ${when(health.last_success_at)}`) : null);
+}
+
+// A failing endpoint's banner: since when, what it answers, and (owner, admin) one click to
+// queue again every delivery that failed since, as far back as `recover` reaches.
+function failingBanner(w, manage, reload) {
+  const health = w.health;
+  const since = new Date(health.failing_since).getTime();
+  const oldest = Date.now() - RECOVER_DAYS * DAY_MS + 5 * 60 * 1000;
+  const from = new Date(Math.max(since - RETRIES_SPAN_MS, oldest));
+  const tooOld = since - RETRIES_SPAN_MS < oldest;
+  const last = health.last_failure;
+  const answered = last ? ` Its last answer: ${last.http_status ? `HTTP ${last.http_status}` : 'none'}${last.error ? ` (${last.error})` : ''}.` : '';
+  return h('div', { class: 'notice failing', role: 'alert', dataset: { failing: w.url } },
+    h('p', {}, h('strong', {}, 'Failing: '), userText(w.url, 'span', { class: 'mono' }),
+      ` has failed ${health.consecutive_failures} attempt${health.consecutive_failures === 1 ? '' : 's'} in a row since ${when(health.failing_since)}.${answered}`,
+      ' It stays active: new events keep going to it, and each keeps retrying for about 31 minutes before it fails.'),
+    tooOld ? h('p', {}, `It began failing more than ${RECOVER_DAYS} days ago: recovering reaches back ${RECOVER_DAYS} days only, to ${when(from.toISOString())}.`) : null,
+    manage && w.active ? act('Recover its failed deliveries', async () => {
+      const result = await api('POST', `/business/webhooks/${w.id}/recover`, { since: from.toISOString() });
+      await reload('ok', result.requeued
+        ? `${result.requeued} failed deliver${result.requeued === 1 ? 'y is' : 'ies are'} queued again for ${w.url}.`
+        : `No failed deliveries to queue again for ${w.url} since ${when(from.toISOString())}.`);
+    }) : null);
+}
+
 export async function webhooksPage(reload) {
   const hooks = await api('GET', '/business/webhooks');
+  const stats = await Promise.all(hooks.map((w) => api('GET', `/business/webhooks/${w.id}/stats?days=7`)));
   const manage = canManage();
   const shown = h('div', { dataset: { shown: '' } });
   const panel = h('div', { class: 'panel-slot' });
@@ -56,7 +107,7 @@ export async function webhooksPage(reload) {
   const rows = hooks.map((w) => h('tr', { dataset: { webhook: w.url } },
     h('td', {}, userText(w.url, 'span', { class: 'mono' })),
     h('td', {}, w.events.join(', ')),
-    h('td', {}, w.active ? status('active') : status('paused'),
+    h('td', {}, healthCell(w),
       w.previous_secret_expires_at
         ? h('div', { class: 'muted' }, `old secret signs too until ${when(w.previous_secret_expires_at)}`)
         : null),
@@ -108,9 +159,21 @@ export async function webhooksPage(reload) {
     await reload('ok', 'The endpoint was added.');
     main.querySelector('[data-shown]').replaceChildren(copyable(`Signing secret for ${created.url}`, created.secret));
   }, WEBHOOK_LABELS) : h('p', { class: 'muted' }, 'Only the owner or an admin can change endpoints.');
-  page('Webhooks', shown,
-    hooks.length ? table(['Endpoint', 'Events', 'State', ''], rows) : h('p', { class: 'muted' }, 'No endpoints yet.'),
+  const banners = hooks.filter((w) => w.health && w.health.state === 'failing').map((w) => failingBanner(w, manage, reload));
+  const charts = hooks.map((w, i) => h('div', { class: 'chart-slot', dataset: { stats: w.url } },
+    dayChart(`Attempts to ${w.url}`, stats[i].days, [
+      { label: 'succeeded', colour: COLOURS.succeeded, value: (d) => d.succeeded_attempts },
+      { label: 'failed', colour: COLOURS.failed, value: (d) => d.failed_attempts },
+    ]),
+    stats[i].days.some((d) => d.exhausted)
+      ? h('p', { class: 'muted' }, `Deliveries that ran out of attempts: ${stats[i].days.reduce((n, d) => n + d.exhausted, 0)}.`)
+      : null));
+  page('Webhooks', shown, ...banners,
+    hooks.length ? table(['Endpoint', 'Events', 'Health', ''], rows) : h('p', { class: 'muted' }, 'No endpoints yet.'),
     panel,
+    hooks.length ? h('section', { 'aria-label': 'Last 7 days' }, h('h2', {}, 'Last 7 days'),
+      h('p', { class: 'muted' }, 'Attempts per day (UTC) by each endpoint: a failed attempt is any that was not answered 2xx. The service never pauses an endpoint that fails: only you do.'),
+      ...charts) : null,
     h('h2', {}, 'New endpoint'), create);
 }
 
@@ -205,6 +268,8 @@ function eventSummary(e) {
   if (e.type.startsWith('follow.')) return `user ${d.user_id} · ${d.status}${d.marketing_opt_in ? ' · marketing' : ''}`;
   if (e.type === 'broadcast.completed') return `broadcast ${d.broadcast_id} · ${d.status}`;
   if (e.type === 'grant.revoked') return `app ${d.client_id}`;
+  if (e.type === 'webhook.failing') return `${d.url} · ${d.consecutive_failures} failed in a row`;
+  if (e.type === 'webhook.recovered') return `${d.url} · answers again`;
   return '';
 }
 

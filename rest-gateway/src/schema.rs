@@ -21,7 +21,7 @@ pub use proto::vocabulary::{
     Category as RecordCategory, ChangeSource, ConversationStatus, DeliveryStatus, Direction,
     EventType as DeliveryEventType, FailureReason, FollowStatus, MessageSource, MessageStatus,
     QrStatus, Role, Scope, SendStatus, SubscribableEvent as EventType, TemplateStatus, TokenType,
-    UserStatus, WindowState,
+    UserStatus, WebhookHealthState, WindowState,
 };
 
 /// A list of distinct values of `T`, at least one (`uniqueItems`, `minItems: 1`).
@@ -210,6 +210,23 @@ pub struct FollowEventData {
     pub marketing_opt_in: bool,
     #[schema(format = DateTime)]
     pub changed_at: String,
+}
+
+/// `webhook.failing`, `webhook.recovered`: another endpoint of the business turned failing, or
+/// answered again (to the business's other endpoints that subscribe, and the events API).
+#[derive(Serialize, ToSchema)]
+pub struct WebhookHealthData {
+    /// The endpoint that turned.
+    #[schema(format = Uuid)]
+    pub webhook_id: String,
+    #[schema(format = "uri")]
+    pub url: String,
+    /// When it turned failing.
+    #[schema(format = DateTime)]
+    pub failing_since: Option<String>,
+    /// Failed attempts in a row when it turned (for a recovery: before the success).
+    pub consecutive_failures: i32,
+    pub last_failure: Option<crate::routes::webhooks::LastFailure>,
 }
 
 /// `webhook.test`: sent by `POST /business/webhooks/{id}/test`.

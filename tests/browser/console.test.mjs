@@ -401,9 +401,9 @@ try {
     await page.getByText('Saved.').waitFor();
     await page.locator(`tr[data-webhook="${url}"]`, { hasText: 'message.received' }).waitFor();
     await page.locator(`tr[data-webhook="${url}"]`).getByRole('button', { name: 'Pause' }).click();
-    await page.locator(`tr[data-webhook="${url}"]`).getByText('paused').waitFor();
+    await page.locator(`tr[data-webhook="${url}"] [data-health="paused"]`).waitFor();
     await page.locator(`tr[data-webhook="${url}"]`).getByRole('button', { name: 'Resume' }).click();
-    await page.locator(`tr[data-webhook="${url}"]`).getByText('active').waitFor();
+    await page.locator(`tr[data-webhook="${url}"] [data-health="healthy"]`).waitFor();
     await page.locator(`tr[data-webhook="${url}"]`).getByRole('link', { name: 'Deliveries' }).click();
     await page.getByRole('heading', { name: 'Webhook deliveries' }).waitFor();
     await until('the delivery to show as succeeded', async () => {
@@ -662,7 +662,7 @@ try {
     await shot(page, '09-usage');
   });
 
-  await step('a failing endpoint: its delivery retrying, with the receiver\'s answer and the next attempt; deleting it asks first', async () => {
+  await step('a failing endpoint: its delivery retrying, with the receiver\'s answer and the next attempt; its health, a banner recovering its deliveries, its seven days; deleting it asks first', async () => {
     const failing = `http://127.0.0.1:${hookPort}/failing`;
     await page.goto(`${BASE}/console/#/webhooks`);
     await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
@@ -691,6 +691,46 @@ try {
     assert.equal(await page.locator('tr[data-attempt] pre.response').first().textContent(), 'down for maintenance');
     assert.match(await page.locator('tr[data-attempt]').first().innerText(), /503/);
     await checkWords(page);
+    // A test event counts for nothing; five real events failing in a row turn it failing.
+    await page.goto(`${BASE}/console/#/webhooks`);
+    await page.locator(`tr[data-webhook="${failing}"] [data-health="healthy"]`).waitFor();
+    const token = await ownerToken();
+    const made = await apiCall('POST', '/business/apps', { name: 'Health check', scopes: ['utility'] }, token);
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    for (let i = 0; i < 5; i += 1) {
+      const sent = await fetch(`${BASE}/v1/${businessId}/messages`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${made.body.data.token}` },
+        body: JSON.stringify({ to: FOLLOWER, category: 'utility', body: `Health check ${i}` }),
+      });
+      assert.equal(sent.status, 200, await sent.text());
+    }
+    const banner = page.locator(`[data-failing="${failing}"]`);
+    await until('the failing banner', async () => {
+      await page.reload();
+      await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+      return (await banner.count()) > 0;
+    });
+    assert.match(await banner.innerText(), /has failed \d+ attempts in a row since/);
+    assert.match(await banner.innerText(), /HTTP 503/);
+    assert.match(await row.innerText(), /failing/);
+    const chart = page.locator(`[data-stats="${failing}"] svg.chart`);
+    assert.match(await chart.getAttribute('aria-label'), /failed [1-9]/);
+    await shot(page, '31-webhook-failing');
+    await checkWords(page);
+    // At 375 px the banner, its button and the charts fit the screen.
+    const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, storageState: await ownerContext.storageState() });
+    const phonePage = await open(phone);
+    await phonePage.goto(`${BASE}/console/#/webhooks`);
+    await phonePage.locator(`[data-failing="${failing}"]`).waitFor();
+    const { overflow, outside } = await offScreen(phonePage);
+    assert.ok(overflow <= 1, `a failing endpoint: the page is ${overflow}px wider than the screen`);
+    assert.deepEqual(outside, [], 'a failing endpoint: off the screen');
+    await shot(phonePage, '32-phone-webhook-failing');
+    await phone.close();
+    await banner.getByRole('button', { name: 'Recover its failed deliveries' }).click();
+    await page.getByText(/queued again for|No failed deliveries to queue again/).waitFor();
+    assert.equal((await apiCall('DELETE', `/business/apps/${made.body.data.id}`, undefined, token)).status, 200);
     await page.goto(`${BASE}/console/#/webhooks`);
     await row.getByRole('button', { name: 'Delete' }).click();
     await answer(page, `Delete the endpoint ${failing}?`, 'Keep it');

@@ -51,5 +51,6 @@ mod templates;
 mod usage;
 mod webhook_delivery;
 mod webhook_endpoints;
+mod webhook_health;
 mod webhook_log;
 mod what_was_sent;

@@ -23,6 +23,7 @@ e2e!(me_names_a_user_without_a_business, |app| async move {
             "display_name": null,
             "read_receipts": true,
             "language": null,
+            "webhook_alerts": true,
         })
     );
 });

@@ -94,6 +94,7 @@ e2e!(
         for gauge in [
             "messages_backlog",
             "webhook_deliveries_open",
+            "webhook_endpoints_failing",
             "oldest_due_age_seconds",
             "db_pool_connections",
             "db_statements_total",
@@ -142,6 +143,7 @@ e2e!(
 const SERVED: &[&str] = &[
     "messages_accepted_total",
     "send_contexts_total",
+    "send_templates_total",
     "message_outcomes_total",
     "send_templates_total",
     "webhook_attempts_total",
@@ -153,6 +155,7 @@ const SERVED: &[&str] = &[
     "rate_limit_refusals_total",
     "messages_backlog",
     "webhook_deliveries_open",
+    "webhook_endpoints_failing",
     "oldest_due_age_seconds",
     "db_pool_connections",
     "db_statements_total",

@@ -136,6 +136,7 @@ fn openapi_enums_are_the_vocabularys_value_sets() {
         ConversationStatus,
         Direction,
         WindowState,
+        WebhookHealthState,
     );
     // The names the document has always used (the client libraries' type names). A send's
     // category (`SendCategory`) is spelled per body variant (`UtilityCategory` and the like).
@@ -154,6 +155,8 @@ fn openapi_enums_are_the_vocabularys_value_sets() {
             "broadcast.completed",
             "message.received",
             "message.read",
+            "webhook.failing",
+            "webhook.recovered",
         ]
     );
 }
@@ -167,6 +170,8 @@ fn openapi_describes_every_webhook_event_with_its_headers_and_payload() {
         "message.failed",
         "grant.revoked",
         "webhook.test",
+        "webhook.failing",
+        "webhook.recovered",
     ] {
         let op = &doc["webhooks"][event]["post"];
         let headers: Vec<&str> = op["parameters"]
@@ -212,6 +217,8 @@ fn openapi_gives_each_webhook_event_its_own_payload_and_a_union_of_them() {
         ("follow.updated", "FollowEventData"),
         ("follow.deleted", "FollowEventData"),
         ("webhook.test", "WebhookTestData"),
+        ("webhook.failing", "WebhookHealthData"),
+        ("webhook.recovered", "WebhookHealthData"),
     ];
     for (event, data) in expected {
         let reference =
@@ -237,7 +244,7 @@ fn openapi_gives_each_webhook_event_its_own_payload_and_a_union_of_them() {
     assert!(schemas.get("WebhookPayload").is_none());
     assert_eq!(
         schemas["WebhookEvent"]["oneOf"].as_array().unwrap().len(),
-        8,
+        9,
         "one variant per payload"
     );
 }

@@ -274,6 +274,11 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
+        "get",
+        "/business/webhooks/{id}/stats",
+        &["invalid_request", "webhook_not_found"],
+    ),
+    (
         "post",
         "/business/webhooks/{id}/rotate-secret",
         &["invalid_request", "insufficient_role", "webhook_not_found"],

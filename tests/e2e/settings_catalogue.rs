@@ -88,6 +88,18 @@ const PROBED: &[(&str, &str)] = &[
 /// what that test sets).
 const ELSEWHERE: &[(&str, &str, &str, &str)] = &[
     (
+        "WEBHOOK_FAILING_AFTER",
+        "tests/e2e/webhook_health.rs",
+        "webhook_failing_after_sets_when_an_endpoint_turns_and_webhook_alert_sms_off_sends_none",
+        "webhook_failing_after",
+    ),
+    (
+        "WEBHOOK_ALERT_SMS",
+        "tests/e2e/webhook_health.rs",
+        "webhook_failing_after_sets_when_an_endpoint_turns_and_webhook_alert_sms_off_sends_none",
+        "webhook_alert_sms",
+    ),
+    (
         "RUNTIME_THREADS",
         "rest-gateway/tests/all_in_one_settings.rs",
         "runtime_threads_sizes_the_runtime_of_the_all_in_one_and_of_the_gateway",

@@ -66,6 +66,7 @@ impl pb::identity_service_server::IdentityService for IdentityGrpc {
             display_name: body.display_name.clone().map(|p| p.value),
             read_receipts: body.read_receipts,
             language: body.language.clone().map(|p| p.value),
+            webhook_alerts: body.webhook_alerts,
         };
         let user = crate::caller::User::of(&self.core, &request).await?;
         service::update_me(&self.core, &user, change).await?;
@@ -96,5 +97,6 @@ fn me_pb(me: crate::caller::Me) -> pb::Me {
         display_name: me.user.display_name,
         read_receipts: me.user.read_receipts,
         language: me.user.language,
+        webhook_alerts: me.user.webhook_alerts,
     }
 }

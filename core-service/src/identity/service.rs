@@ -342,12 +342,15 @@ pub struct MeChange {
     pub read_receipts: Option<bool>,
     /// Some(None) clears it.
     pub language: Option<Option<String>>,
+    /// Whether the member gets the SMS alert of a failing webhook endpoint.
+    pub webhook_alerts: Option<bool>,
 }
 
 /// The longest display name, in characters.
 pub const MAX_DISPLAY_NAME: usize = 64;
 
-/// Changes the caller's own display name, read receipts and language; returns the user after.
+/// Changes the caller's own display name, read receipts, language and webhook alerts; returns
+/// the user after.
 ///
 /// Errors: `invalid_request` (a display name over 64 characters, or with control characters;
 /// a language that is not a BCP 47 tag).
@@ -379,7 +382,11 @@ pub async fn update_me(
             "language",
         )?),
     };
-    if display_name.is_none() && change.read_receipts.is_none() && language.is_none() {
+    if display_name.is_none()
+        && change.read_receipts.is_none()
+        && language.is_none()
+        && change.webhook_alerts.is_none()
+    {
         return Ok((**user).clone());
     }
     store::update_profile(
@@ -389,6 +396,7 @@ pub async fn update_me(
             display_name,
             read_receipts: change.read_receipts,
             language,
+            webhook_alerts: change.webhook_alerts,
         },
         core.clock.now(),
     )

@@ -273,6 +273,7 @@ pub struct Profile {
     pub display_name: Option<Option<String>>,
     pub read_receipts: Option<bool>,
     pub language: Option<Option<String>>,
+    pub webhook_alerts: Option<bool>,
 }
 
 /// Sets what `profile` names of a user's profile; returns the user after.
@@ -286,6 +287,7 @@ pub async fn update_profile(
         display_name,
         read_receipts,
         language,
+        webhook_alerts,
     } = profile;
     use sea_orm::{ActiveModelTrait as _, ActiveValue};
     let mut row = users::ActiveModel {
@@ -301,6 +303,9 @@ pub async fn update_profile(
     }
     if let Some(language) = language {
         row.language = Set(language);
+    }
+    if let Some(alerts) = webhook_alerts {
+        row.webhook_alerts = Set(alerts);
     }
     Ok(row.update(db).await?)
 }

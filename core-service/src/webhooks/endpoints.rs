@@ -8,9 +8,10 @@ use proto::vocabulary::EventType;
 use sea_orm::{Set, TransactionTrait};
 use uuid::Uuid;
 
+use super::health::{self, Health};
 use super::{secret, store};
 use crate::caller::{Manager, Member};
-use crate::entities::webhooks;
+use crate::entities::{webhook_health, webhooks};
 use crate::error::{AppError, AppResult, is_unique_violation};
 use crate::events::SubscribableEvent;
 use crate::limits::Rate;
@@ -19,14 +20,16 @@ use crate::state::Core;
 /// The fixed text of `webhook.test` events.
 pub const TEST_MESSAGE: &str = "This is a test event from Business Messaging.";
 
-/// An endpoint and its subscribed events.
+/// An endpoint, its subscribed events and its delivery health.
 #[derive(Debug, Clone)]
 pub struct Endpoint {
     pub webhook: webhooks::Model,
     pub events: Vec<String>,
+    pub health: Health,
 }
 
-pub fn endpoint(webhook: webhooks::Model) -> Endpoint {
+/// An endpoint with its health row as read.
+pub fn with_health(webhook: webhooks::Model, row: Option<webhook_health::Model>) -> Endpoint {
     Endpoint {
         events: webhook
             .events
@@ -34,8 +37,16 @@ pub fn endpoint(webhook: webhooks::Model) -> Endpoint {
             .filter(|e| !e.is_empty())
             .map(str::to_string)
             .collect(),
+        health: Health::of(&webhook, row),
         webhook,
     }
+}
+
+/// An endpoint, its health read now.
+pub async fn endpoint(core: &Core, webhook: webhooks::Model) -> AppResult<Endpoint> {
+    let mut rows = health::rows_of(&core.db, vec![webhook.id]).await?;
+    let row = rows.remove(&webhook.id);
+    Ok(with_health(webhook, row))
 }
 
 /// A receiver URL: absolute https (http too when insecure targets are allowed), with a host and
@@ -159,7 +170,7 @@ pub async fn create(
     };
     let max = core.webhooks.endpoints_per_business;
     match store::insert_capped(&core.db, console.business.id, row, max).await {
-        Ok(Some(webhook)) => Ok((endpoint(webhook), plain)),
+        Ok(Some(webhook)) => Ok((endpoint(core, webhook).await?, plain)),
         Ok(None) => Err(AppError::new(
             ErrorCode::WebhookLimitReached,
             format!("a business has at most {max} webhook endpoints; delete one first"),
@@ -210,7 +221,7 @@ pub async fn update(
     if let Some(events) = events {
         row.events = Set(events.join(","));
     }
-    Ok(endpoint(save(core, row, was_active, patch.active).await?))
+    endpoint(core, save(core, row, was_active, patch.active).await?).await
 }
 
 /// Saves a change to an endpoint that was `was_active`, setting it `active` when given, with
@@ -296,7 +307,7 @@ pub async fn rotate_secret(
         .await?
         {
             tracing::info!(webhook = %id, grace_seconds = grace, "webhook secret rotated");
-            return Ok(endpoint(rotated));
+            return endpoint(core, rotated).await;
         }
     }
     Err(AppError::new(
@@ -382,7 +393,7 @@ pub async fn pause(core: &Core, id: &str) -> AppResult<Endpoint> {
     // A pause of a paused endpoint still takes whatever is queued out of the queue.
     let row: webhooks::ActiveModel = webhook.into();
     match save(core, row, true, Some(false)).await {
-        Ok(saved) => Ok(endpoint(saved)),
+        Ok(saved) => endpoint(core, saved).await,
         Err(err) if err.code == ErrorCode::WebhookNotFound => Err(missing()),
         Err(err) => Err(err),
     }
@@ -390,11 +401,41 @@ pub async fn pause(core: &Core, id: &str) -> AppResult<Endpoint> {
 
 /// The endpoints of a business (what an operator looks at).
 pub async fn of_business(core: &Core, business_id: Uuid) -> AppResult<Vec<Endpoint>> {
-    Ok(store::list(&core.db, business_id)
-        .await?
+    let list = store::list(&core.db, business_id).await?;
+    let mut rows = health::rows_of(&core.db, list.iter().map(|w| w.id).collect()).await?;
+    Ok(list
         .into_iter()
-        .map(endpoint)
+        .map(|w| {
+            let row = rows.remove(&w.id);
+            with_health(w, row)
+        })
         .collect())
+}
+
+/// The most days [`stats`] reads back.
+pub const STATS_DAYS: i32 = 90;
+
+/// An endpoint's attempts per UTC day for the last `days` days (1-90, default 7), oldest
+/// first, every day present.
+///
+/// Errors: as [`list`], `invalid_request` (days), `webhook_not_found`.
+pub async fn stats(
+    core: &Core,
+    console: &Member,
+    id: &str,
+    days: Option<i32>,
+) -> AppResult<Vec<health::Day>> {
+    let days = days.unwrap_or(7);
+    if !(1..=STATS_DAYS).contains(&days) {
+        return Err(AppError::new(
+            ErrorCode::InvalidRequest,
+            "days: a number of days from 1 to 90",
+        ));
+    }
+    let webhook = store::find(&core.db, console.business.id, webhook_id(id)?)
+        .await?
+        .ok_or_else(not_found)?;
+    health::days(&core.db, webhook.id, days, core.clock.now()).await
 }
 
 #[cfg(test)]

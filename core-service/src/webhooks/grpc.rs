@@ -10,6 +10,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use super::endpoints::{self, Endpoint, EndpointPatch};
+use super::health::{self, Health};
 use super::jobs;
 use super::{deliveries, events, reports};
 use crate::caller::{Manager, Member};
@@ -36,6 +37,36 @@ pub fn webhook_pb(
         secret,
         created_at: rfc3339(e.webhook.created_at),
         updated_at: rfc3339(e.webhook.updated_at),
+        health: Some(health_pb(e.health)),
+    }
+}
+
+fn health_pb(health: Health) -> pb::WebhookHealth {
+    let row = health.row;
+    let failed = row.last_failure_at.is_some();
+    pb::WebhookHealth {
+        state: health.state.to_string(),
+        consecutive_failures: row.consecutive_failures,
+        failing_since: row.failing_since.map(rfc3339),
+        last_success_at: row.last_success_at.map(rfc3339),
+        last_failure_at: row.last_failure_at.map(rfc3339),
+        last_failure: failed.then_some(pb::LastFailure {
+            http_status: row.last_failure_status,
+            error: row.last_failure_error,
+        }),
+    }
+}
+
+fn day_pb(day: health::Day) -> pb::WebhookDay {
+    let date = chrono::DateTime::from_timestamp(i64::from(day.day) * 86_400, 0)
+        .map(|t| t.date_naive().to_string())
+        .unwrap_or_default();
+    pb::WebhookDay {
+        date,
+        attempts: day.attempts,
+        succeeded_attempts: day.succeeded_attempts,
+        failed_attempts: day.failed_attempts,
+        exhausted: day.exhausted,
     }
 }
 
@@ -149,6 +180,23 @@ impl pb::webhook_service_server::WebhookService for WebhookGrpc {
             None,
             self.core.clock.now(),
         )))
+    }
+
+    async fn get_webhook_stats(
+        &self,
+        request: Request<pb::WebhookStatsRequest>,
+    ) -> Result<Response<pb::WebhookStats>, Status> {
+        let body = request.get_ref();
+        let days = endpoints::stats(
+            &self.core,
+            &Member::of(&self.core, &request).await?,
+            &body.id,
+            body.days,
+        )
+        .await?;
+        Ok(Response::new(pb::WebhookStats {
+            days: days.into_iter().map(day_pb).collect(),
+        }))
     }
 
     async fn list_events(

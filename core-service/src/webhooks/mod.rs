@@ -7,6 +7,7 @@ pub mod events;
 pub mod fanout;
 pub mod flow;
 pub mod grpc;
+pub mod health;
 pub mod jobs;
 pub mod reports;
 pub mod secret;

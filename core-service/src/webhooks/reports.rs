@@ -11,7 +11,7 @@ use sea_orm::TransactionTrait;
 use uuid::Uuid;
 
 use super::flow::{SLOW_ATTEMPT, SLOW_FOR};
-use super::store;
+use super::{health, store};
 use crate::entities::{webhook_attempts, webhook_deliveries};
 use crate::error::AppResult;
 use crate::state::Core;
@@ -79,8 +79,12 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
                 response_body: response_body(r),
             })
             .collect();
-        let recorded = store::record_successes_at_once(&core.db, &successes, now).await?;
+        let (recorded, failing) =
+            store::record_successes_at_once(&core.db, &successes, now).await?;
         reported(core, reports.len(), recorded);
+        // The endpoints it found failing turn healthy with their events.
+        let queued = health::recovered(core, &failing, now).await?;
+        health::wake(core, queued);
         return Ok(());
     }
     let mut successes: BTreeMap<u32, Vec<(Uuid, &str)>> = BTreeMap::new();
@@ -113,12 +117,21 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
     let mut recorded = 0;
     let mut tally = Tally::new();
     let now_ms = now.timestamp_millis();
+    // What each recorded attempt counts for the endpoint's health, by delivery.
+    let mut counted: HashMap<Uuid, health::Counted> = HashMap::new();
     for (status, leases) in &successes {
-        for (id, business, attempt) in
-            store::record_successes(&txn, leases, *status as i32, now).await?
-        {
-            logged.push(log(id, attempt, Some(*status as i32), None));
-            tally.settled(business, true, 1, now_ms);
+        for delivery in store::record_successes(&txn, leases, *status as i32, now).await? {
+            logged.push(log(
+                delivery.id,
+                delivery.attempts,
+                Some(*status as i32),
+                None,
+            ));
+            tally.settled(delivery.business_id, true, 1, now_ms);
+            if let Some(c) = health::Counted::of(&delivery, true, Some(*status as i32), None, false)
+            {
+                counted.insert(delivery.id, c);
+            }
             recorded += 1;
         }
     }
@@ -153,10 +166,20 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
                 result.last_error.clone(),
             );
             let settled = result.status == DeliveryStatus::Failed;
+            let count = health::Counted::of(
+                delivery,
+                false,
+                result.last_http_status,
+                result.last_error.clone(),
+                settled,
+            );
             if store::record_attempt(&txn, id, &report.lease_token, result, now).await? {
                 logged.push(entry);
                 if settled {
                     tally.settled(delivery.business_id, false, 1, now_ms);
+                }
+                if let Some(c) = count {
+                    counted.insert(id, c);
                 }
                 recorded += 1;
             }
@@ -166,8 +189,15 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
     let slow_endpoints = slow_endpoints(&txn, &parsed).await?;
     let until = now.timestamp_millis() + SLOW_FOR.as_millis() as i64;
     store::mark_slow(&txn, &slow_endpoints, until).await?;
+    // In the order the worker reported them.
+    let counted: Vec<health::Counted> = parsed
+        .iter()
+        .filter_map(|(id, _)| counted.remove(id))
+        .collect();
+    let queued = health::record(core, &txn, &counted, true, now, &mut tally).await?;
     tally.apply(&txn).await?;
     txn.commit().await?;
+    health::wake(core, queued);
     if !slow_endpoints.is_empty() {
         core.slow_endpoints.learned();
     }

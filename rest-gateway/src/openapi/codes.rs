@@ -258,6 +258,7 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
         ("post", "/business/webhooks/{id}/recover") => {
             [&editor[..], &[E::WebhookNotFound, E::WebhookPaused]].concat()
         }
+        ("get", "/business/webhooks/{id}/stats") => [&console[..], &[E::WebhookNotFound]].concat(),
         ("get", "/business/webhook-deliveries") => {
             [&console[..], &[E::InvalidLimit, E::WebhookNotFound]].concat()
         }

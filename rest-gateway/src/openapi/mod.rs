@@ -185,7 +185,11 @@ fn webhooks(doc: &mut Value) -> Value {
             EventType::FollowDeleted,
         ],
     );
-    let events: [(EventType, String, &str); 10] = [
+    let health = add_payload::<schema::WebhookHealthData>(
+        doc,
+        &[EventType::WebhookFailing, EventType::WebhookRecovered],
+    );
+    let events: [(EventType, String, &str); 12] = [
         (
             EventType::MessageSent,
             add_payload::<schema::MessageSentData>(doc, &[EventType::MessageSent]),
@@ -235,6 +239,16 @@ fn webhooks(doc: &mut Value) -> Value {
             EventType::WebhookTest,
             add_payload::<schema::WebhookTestData>(doc, &[EventType::WebhookTest]),
             "Sent by `POST /business/webhooks/{id}/test` to that endpoint only.",
+        ),
+        (
+            EventType::WebhookFailing,
+            health.clone(),
+            "Another endpoint of the business turned failing (`WEBHOOK_FAILING_AFTER` failed attempts in a row, or a delivery that ended failed). Never sent to that endpoint itself; it stays active.",
+        ),
+        (
+            EventType::WebhookRecovered,
+            health,
+            "A failing endpoint of the business answered 2xx again. `data` describes the failure that ended.",
         ),
     ];
     let mut variants: Vec<String> = events.iter().map(|(_, name, _)| name.clone()).collect();

@@ -165,6 +165,9 @@ pub struct Me {
     /// you follow send you; `null` when not set.
     #[schema(example = "pt-BR")]
     pub language: Option<String>,
+    /// Whether you get an SMS when a webhook endpoint of your business turns failing (owners
+    /// and admins; at most one per endpoint per 24 h).
+    pub webhook_alerts: bool,
 }
 
 impl From<pb::Me> for Me {
@@ -178,6 +181,7 @@ impl From<pb::Me> for Me {
             display_name: me.display_name,
             read_receipts: me.read_receipts,
             language: me.language,
+            webhook_alerts: me.webhook_alerts,
         }
     }
 }
@@ -198,6 +202,9 @@ pub struct UpdateMeBody {
     #[serde(default, deserialize_with = "super::business::present")]
     #[schema(value_type = Option<String>, max_length = 64, pattern = "^([A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*)?$", example = "pt-BR")]
     pub language: Option<Option<String>>,
+    /// Whether you get an SMS when a webhook endpoint of your business turns failing (owners
+    /// and admins; default true).
+    pub webhook_alerts: Option<bool>,
 }
 
 /// Who is signed in: the user, and their business and role (any signed-in user).
@@ -217,7 +224,7 @@ pub async fn me(State(state): State<AppState>, ctx: CallContext) -> ApiResult {
 }
 
 /// Change your own settings: the name businesses see in your conversations, read receipts, your
-/// language.
+/// language, webhook alert SMS.
 #[utoipa::path(patch, path = "/me", operation_id = "update_current_user", tag = "auth",
     security(("bearer" = [])),
     request_body = UpdateMeBody,
@@ -233,6 +240,7 @@ pub async fn update_me(
         display_name: body.display_name.map(|value| pb::StringPatch { value }),
         read_receipts: body.read_receipts,
         language: body.language.map(|value| pb::StringPatch { value }),
+        webhook_alerts: body.webhook_alerts,
     };
     let me = state
         .identity

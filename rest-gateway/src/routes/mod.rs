@@ -114,6 +114,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(webhooks::get_delivery))
         .routes(routes!(webhooks::retry_delivery))
         .routes(routes!(webhooks::recover_webhook))
+        .routes(routes!(webhooks::webhook_stats))
         .routes(routes!(webhooks::rotate_secret))
         .routes(routes!(events::list_events))
         .routes(routes!(grants::revoke_grant))

@@ -30,6 +30,56 @@ pub struct Webhook {
     /// null outside a rotation's grace.
     #[schema(format = DateTime)]
     pub previous_secret_expires_at: Option<String>,
+    pub health: WebhookHealth,
+}
+
+/// An endpoint's delivery health, kept by the reports of its attempts. A failed attempt is any
+/// attempt not answered 2xx (timeout, connection error, 3xx, 4xx, 5xx); `webhook.test`
+/// deliveries count for nothing. The service never pauses or disables an endpoint.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookHealth {
+    /// `failing` after `WEBHOOK_FAILING_AFTER` (5) failed attempts in a row or a delivery that
+    /// ended failed; `healthy` again at the next success; `paused` while paused (reactivating
+    /// restores the state it had).
+    #[schema(value_type = crate::schema::WebhookHealthState)]
+    pub state: String,
+    /// Failed attempts in a row (0 after a success).
+    pub consecutive_failures: i32,
+    /// When it turned failing; null unless failing.
+    #[schema(format = DateTime)]
+    pub failing_since: Option<String>,
+    /// The last success (kept to the second).
+    #[schema(format = DateTime)]
+    pub last_success_at: Option<String>,
+    #[schema(format = DateTime)]
+    pub last_failure_at: Option<String>,
+    /// The last failed attempt's answer; null before the first failure.
+    pub last_failure: Option<LastFailure>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LastFailure {
+    /// Null when no answer came (timeout, connection error).
+    pub http_status: Option<i32>,
+    #[schema(example = "receiver answered 503")]
+    pub error: Option<String>,
+}
+
+impl From<Option<pb::WebhookHealth>> for WebhookHealth {
+    fn from(h: Option<pb::WebhookHealth>) -> Self {
+        let h = h.unwrap_or_default();
+        WebhookHealth {
+            state: h.state,
+            consecutive_failures: h.consecutive_failures,
+            failing_since: h.failing_since,
+            last_success_at: h.last_success_at,
+            last_failure_at: h.last_failure_at,
+            last_failure: h.last_failure.map(|f| LastFailure {
+                http_status: f.http_status,
+                error: f.error,
+            }),
+        }
+    }
 }
 
 impl From<pb::Webhook> for Webhook {
@@ -43,6 +93,7 @@ impl From<pb::Webhook> for Webhook {
             created_at: w.created_at,
             updated_at: w.updated_at,
             previous_secret_expires_at: w.previous_secret_expires_at,
+            health: w.health.into(),
         }
     }
 }
@@ -480,6 +531,80 @@ pub async fn recover_webhook(
         StatusCode::OK,
         RecoverResult {
             requeued: result.requeued,
+        },
+    ))
+}
+
+/// One UTC day of an endpoint's attempts.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookDay {
+    #[schema(format = Date, example = "2026-11-30")]
+    pub date: String,
+    pub attempts: i64,
+    /// Answered 2xx.
+    pub succeeded_attempts: i64,
+    /// Not answered 2xx (timeouts and connection errors included).
+    pub failed_attempts: i64,
+    /// Deliveries that ended failed that day (their last attempt failed, or a permanent 4xx).
+    pub exhausted: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookStats {
+    /// Every day of the range, oldest first (zeros where nothing happened).
+    pub days: Vec<WebhookDay>,
+}
+
+/// An endpoint's attempts per UTC day (any role), from counters kept with each report.
+#[utoipa::path(get, path = "/business/webhooks/{id}/stats", tag = "webhooks",
+    security(("bearer" = [])),
+    params(
+        ("id" = String, Path, format = Uuid),
+        ("days" = Option<i32>, Query, minimum = 1, maximum = 90, description = "Default 7: today and the six days before"),
+    ),
+    responses(
+        (status = 200, description = "The endpoint's days", body = Envelope<WebhookStats>),
+    ))]
+pub async fn webhook_stats(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    PathParam(id): PathParam,
+    RawQuery(query): RawQuery,
+) -> ApiResult {
+    let days = crate::extract::query_param(query.as_deref(), "days")
+        .map(|v| {
+            v.trim().parse::<i32>().map_err(|_| {
+                crate::envelope::ApiError::new(
+                    proto::ErrorCode::InvalidRequest,
+                    "days: a number of days from 1 to 90",
+                )
+            })
+        })
+        .transpose()?;
+    let request = pb::WebhookStatsRequest {
+        id: uuid_path(&id)?,
+        days,
+    };
+    let stats = state
+        .webhooks
+        .clone()
+        .get_webhook_stats(ctx.request(request))
+        .await?
+        .into_inner();
+    Ok(ok(
+        StatusCode::OK,
+        WebhookStats {
+            days: stats
+                .days
+                .into_iter()
+                .map(|d| WebhookDay {
+                    date: d.date,
+                    attempts: d.attempts,
+                    succeeded_attempts: d.succeeded_attempts,
+                    failed_attempts: d.failed_attempts,
+                    exhausted: d.exhausted,
+                })
+                .collect(),
         },
     ))
 }

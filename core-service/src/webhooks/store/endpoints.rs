@@ -67,6 +67,9 @@ pub async fn insert_capped(
         return Ok(None);
     }
     let row = webhook.insert(&txn).await?;
+    crate::entities::webhook_health::ActiveModel::from(super::health::fresh(row.id))
+        .insert(&txn)
+        .await?;
     txn.commit().await?;
     Ok(Some(row))
 }
@@ -139,6 +142,19 @@ pub async fn delete(
         .await?;
     if deleted.rows_affected == 0 {
         return Ok(false);
+    }
+    // Its health, counters and alerts not sent yet go with it.
+    for sql in [
+        "DELETE FROM webhook_health WHERE webhook_id = $1",
+        "DELETE FROM webhook_daily WHERE webhook_id = $1",
+        "DELETE FROM webhook_alerts WHERE webhook_id = $1",
+    ] {
+        db.execute_raw(sea_orm::Statement::from_sql_and_values(
+            db.get_database_backend(),
+            sql,
+            [id.into()],
+        ))
+        .await?;
     }
     let failed = webhook_deliveries::Entity::update_many()
         .col_expr(

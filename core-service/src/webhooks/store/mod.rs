@@ -10,6 +10,7 @@ use sea_orm::{
 use uuid::Uuid;
 
 mod endpoints;
+pub mod health;
 mod log;
 mod pg;
 
@@ -224,13 +225,13 @@ pub async fn set_queued(
 }
 
 /// Records successful attempts whose leases (`(id, token)`) still hold, with one statement.
-/// Returns the deliveries it recorded: id, business and new attempt count.
+/// Returns the deliveries it recorded, as they are now.
 pub async fn record_successes(
     db: &impl ConnectionTrait,
     leases: &[(Uuid, &str)],
     http_status: i32,
     now: DateTime<Utc>,
-) -> AppResult<Vec<(Uuid, Uuid, i32)>> {
+) -> AppResult<Vec<webhook_deliveries::Model>> {
     let any = crate::db::bulk::pairs_in(
         db.get_database_backend(),
         (
@@ -269,10 +270,7 @@ pub async fn record_successes(
         .filter(any)
         .exec_with_returning(db)
         .await?;
-    Ok(updated
-        .into_iter()
-        .map(|d| (d.id, d.business_id, d.attempts))
-        .collect())
+    Ok(updated)
 }
 
 /// A successful attempt as its worker reported it.

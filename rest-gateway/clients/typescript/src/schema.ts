@@ -891,6 +891,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/business/webhooks/{id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An endpoint's attempts per UTC day (any role), from counters kept with each report. */
+        get: operations["webhook_stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/business/webhooks/{id}/test": {
         parameters: {
             query?: never;
@@ -1003,7 +1020,7 @@ export interface paths {
         head?: never;
         /**
          * Change your own settings: the name businesses see in your conversations, read receipts, your
-         *     language.
+         *     language, webhook alert SMS.
          */
         patch: operations["update_current_user"];
         trace?: never;
@@ -1455,6 +1472,40 @@ export interface webhooks {
         put?: never;
         /** A send (app token), a broadcast message or a message sent in a conversation reached its recipient. */
         post: operations["webhook_message_sent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.failing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Another endpoint of the business turned failing (`WEBHOOK_FAILING_AFTER` failed attempts in a row, or a delivery that ended failed). Never sent to that endpoint itself; it stays active. */
+        post: operations["webhook_webhook_failing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.recovered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A failing endpoint of the business answered 2xx again. `data` describes the failure that ended. */
+        post: operations["webhook_webhook_recovered"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1940,7 +1991,7 @@ export interface components {
          * @description An event type in the deliveries log: a subscribable event, or `webhook.test`.
          * @enum {string}
          */
-        DeliveryEventType: "message.sent" | "message.failed" | "grant.revoked" | "follow.created" | "follow.updated" | "follow.deleted" | "broadcast.completed" | "message.received" | "message.read" | "webhook.test";
+        DeliveryEventType: "message.sent" | "message.failed" | "grant.revoked" | "follow.created" | "follow.updated" | "follow.deleted" | "broadcast.completed" | "message.received" | "message.read" | "webhook.test" | "webhook.failing" | "webhook.recovered";
         DeliveryLog: {
             deliveries: components["schemas"]["Delivery"][];
             /** @description Whether older deliveries follow: ask again with `starting_after` = the last `id`. */
@@ -2695,6 +2746,24 @@ export interface components {
              */
             timestamp: string;
         };
+        /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
+        Envelope_WebhookStats: {
+            data: components["schemas"]["WebhookStats"];
+            /**
+             * @description Failures only: one sentence saying why, naming the field and the rule where there is
+             *     one. Never a secret, a stack trace or SQL.
+             */
+            detail?: string | null;
+            /** @description `message_sent` for sends, `ok` for other successes, the error code on failure. */
+            message: string;
+            /** @description true on success, false on failure. */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description When the answer was made (RFC 3339, UTC).
+             */
+            timestamp: string;
+        };
         /**
          * @description Every error code the service answers with (the `message` of a failure). Each route lists its own in its answers.
          * @enum {string}
@@ -2746,7 +2815,7 @@ export interface components {
          * @description An event a webhook endpoint may subscribe to.
          * @enum {string}
          */
-        EventType: "message.sent" | "message.failed" | "grant.revoked" | "follow.created" | "follow.updated" | "follow.deleted" | "broadcast.completed" | "message.received" | "message.read";
+        EventType: "message.sent" | "message.failed" | "grant.revoked" | "follow.created" | "follow.updated" | "follow.deleted" | "broadcast.completed" | "message.received" | "message.read" | "webhook.failing" | "webhook.recovered";
         EventTypeList: components["schemas"]["EventType"][];
         /**
          * @description Why a message failed.
@@ -2838,6 +2907,15 @@ export interface components {
         Health: {
             /** @description `ok`. */
             status: string;
+        };
+        LastFailure: {
+            /** @example receiver answered 503 */
+            error?: string | null;
+            /**
+             * Format: int32
+             * @description Null when no answer came (timeout, connection error).
+             */
+            http_status?: number | null;
         };
         LookupBody: {
             /**
@@ -2964,6 +3042,11 @@ export interface components {
             status: components["schemas"]["UserStatus"];
             /** Format: uuid */
             user_id: string;
+            /**
+             * @description Whether you get an SMS when a webhook endpoint of your business turns failing (owners
+             *     and admins; at most one per endpoint per 24 h).
+             */
+            webhook_alerts: boolean;
         };
         /** @description `message.failed`: a send was not delivered. */
         MessageFailedData: {
@@ -3681,6 +3764,11 @@ export interface components {
             language?: string | null;
             /** @description Whether businesses see when you read their messages (default true). */
             read_receipts?: boolean | null;
+            /**
+             * @description Whether you get an SMS when a webhook endpoint of your business turns failing (owners
+             *     and admins; default true).
+             */
+            webhook_alerts?: boolean | null;
         };
         /** @description A new version: what is given replaces the newest version's. */
         UpdateTemplateBody: {
@@ -3784,6 +3872,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             events: components["schemas"]["EventTypeList"];
+            health: components["schemas"]["WebhookHealth"];
             /** Format: uuid */
             id: string;
             /**
@@ -3798,8 +3887,95 @@ export interface components {
             /** Format: uri */
             url: string;
         };
+        /** @description One UTC day of an endpoint's attempts. */
+        WebhookDay: {
+            /** Format: int64 */
+            attempts: number;
+            /**
+             * Format: date
+             * @example 2026-11-30
+             */
+            date: string;
+            /**
+             * Format: int64
+             * @description Deliveries that ended failed that day (their last attempt failed, or a permanent 4xx).
+             */
+            exhausted: number;
+            /**
+             * Format: int64
+             * @description Not answered 2xx (timeouts and connection errors included).
+             */
+            failed_attempts: number;
+            /**
+             * Format: int64
+             * @description Answered 2xx.
+             */
+            succeeded_attempts: number;
+        };
         /** @description What any webhook delivery carries, told apart by `type`. */
-        WebhookEvent: components["schemas"]["WebhookPayload_MessageSentData"] | components["schemas"]["WebhookPayload_MessageFailedData"] | components["schemas"]["WebhookPayload_MessageReceivedData"] | components["schemas"]["WebhookPayload_MessageReadData"] | components["schemas"]["WebhookPayload_BroadcastCompletedData"] | components["schemas"]["WebhookPayload_GrantRevokedData"] | components["schemas"]["WebhookPayload_FollowEventData"] | components["schemas"]["WebhookPayload_WebhookTestData"];
+        WebhookEvent: components["schemas"]["WebhookPayload_MessageSentData"] | components["schemas"]["WebhookPayload_MessageFailedData"] | components["schemas"]["WebhookPayload_MessageReceivedData"] | components["schemas"]["WebhookPayload_MessageReadData"] | components["schemas"]["WebhookPayload_BroadcastCompletedData"] | components["schemas"]["WebhookPayload_GrantRevokedData"] | components["schemas"]["WebhookPayload_FollowEventData"] | components["schemas"]["WebhookPayload_WebhookTestData"] | components["schemas"]["WebhookPayload_WebhookHealthData"];
+        /**
+         * @description An endpoint's delivery health, kept by the reports of its attempts. A failed attempt is any
+         *     attempt not answered 2xx (timeout, connection error, 3xx, 4xx, 5xx); `webhook.test`
+         *     deliveries count for nothing. The service never pauses or disables an endpoint.
+         */
+        WebhookHealth: {
+            /**
+             * Format: int32
+             * @description Failed attempts in a row (0 after a success).
+             */
+            consecutive_failures: number;
+            /**
+             * Format: date-time
+             * @description When it turned failing; null unless failing.
+             */
+            failing_since?: string | null;
+            last_failure?: components["schemas"]["LastFailure"] | null;
+            /** Format: date-time */
+            last_failure_at?: string | null;
+            /**
+             * Format: date-time
+             * @description The last success (kept to the second).
+             */
+            last_success_at?: string | null;
+            /**
+             * @description `failing` after `WEBHOOK_FAILING_AFTER` (5) failed attempts in a row or a delivery that
+             *     ended failed; `healthy` again at the next success; `paused` while paused (reactivating
+             *     restores the state it had).
+             */
+            state: components["schemas"]["WebhookHealthState"];
+        };
+        /**
+         * @description `webhook.failing`, `webhook.recovered`: another endpoint of the business turned failing, or
+         *     answered again (to the business's other endpoints that subscribe, and the events API).
+         */
+        WebhookHealthData: {
+            /**
+             * Format: int32
+             * @description Failed attempts in a row when it turned (for a recovery: before the success).
+             */
+            consecutive_failures: number;
+            /**
+             * Format: date-time
+             * @description When it turned failing.
+             */
+            failing_since?: string | null;
+            last_failure?: components["schemas"]["LastFailure"] | null;
+            /** Format: uri */
+            url: string;
+            /**
+             * Format: uuid
+             * @description The endpoint that turned.
+             */
+            webhook_id: string;
+        };
+        /**
+         * @description A webhook endpoint's delivery health: `failing` after `WEBHOOK_FAILING_AFTER` failed
+         *     attempts in a row or a delivery that ended failed, `healthy` again at its next success,
+         *     `paused` while a person paused it (reactivation restores the state it had).
+         * @enum {string}
+         */
+        WebhookHealthState: "healthy" | "failing" | "paused";
         /** @description What a webhook delivery carries: the same envelope for every event, `data` per event. */
         WebhookPayload_BroadcastCompletedData: {
             /**
@@ -4004,6 +4180,35 @@ export interface components {
             type: "message.sent";
         };
         /** @description What a webhook delivery carries: the same envelope for every event, `data` per event. */
+        WebhookPayload_WebhookHealthData: {
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            data: components["schemas"]["WebhookHealthData"];
+            /**
+             * Format: uuid
+             * @description The delivery's id, the same on every retry (also `X-Service-Delivery`): deduplicate on it.
+             */
+            delivery_id: string;
+            /**
+             * Format: uuid
+             * @description The event's id: the same for every endpoint's delivery and every attempt of one event.
+             */
+            event_id: string;
+            /**
+             * Format: uuid
+             * @description New for every attempt.
+             */
+            id: string;
+            /**
+             * @description The event type, also in `X-Service-Event`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "webhook.failing" | "webhook.recovered";
+        };
+        /** @description What a webhook delivery carries: the same envelope for every event, `data` per event. */
         WebhookPayload_WebhookTestData: {
             /**
              * Format: date-time
@@ -4031,6 +4236,10 @@ export interface components {
              * @enum {string}
              */
             type: "webhook.test";
+        };
+        WebhookStats: {
+            /** @description Every day of the range, oldest first (zeros where nothing happened). */
+            days: components["schemas"]["WebhookDay"][];
         };
         /** @description `webhook.test`: sent by `POST /business/webhooks/{id}/test`. */
         WebhookTestData: {
@@ -10902,6 +11111,17 @@ export interface operations {
                      *           "events": [
                      *             "message.sent"
                      *           ],
+                     *           "health": {
+                     *             "consecutive_failures": 1,
+                     *             "failing_since": "2026-11-23T10:00:00.000Z",
+                     *             "last_failure": {
+                     *               "error": "receiver answered 503",
+                     *               "http_status": 1
+                     *             },
+                     *             "last_failure_at": "2026-11-23T10:00:00.000Z",
+                     *             "last_success_at": "2026-11-23T10:00:00.000Z",
+                     *             "state": "healthy"
+                     *           },
                      *           "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *           "previous_secret_expires_at": "2026-11-23T10:00:00.000Z",
                      *           "secret": "text",
@@ -11012,6 +11232,17 @@ export interface operations {
                      *         "events": [
                      *           "message.sent"
                      *         ],
+                     *         "health": {
+                     *           "consecutive_failures": 1,
+                     *           "failing_since": "2026-11-23T10:00:00.000Z",
+                     *           "last_failure": {
+                     *             "error": "receiver answered 503",
+                     *             "http_status": 1
+                     *           },
+                     *           "last_failure_at": "2026-11-23T10:00:00.000Z",
+                     *           "last_success_at": "2026-11-23T10:00:00.000Z",
+                     *           "state": "healthy"
+                     *         },
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "previous_secret_expires_at": "2026-11-23T10:00:00.000Z",
                      *         "secret": "text",
@@ -11268,6 +11499,17 @@ export interface operations {
                      *         "events": [
                      *           "message.sent"
                      *         ],
+                     *         "health": {
+                     *           "consecutive_failures": 1,
+                     *           "failing_since": "2026-11-23T10:00:00.000Z",
+                     *           "last_failure": {
+                     *             "error": "receiver answered 503",
+                     *             "http_status": 1
+                     *           },
+                     *           "last_failure_at": "2026-11-23T10:00:00.000Z",
+                     *           "last_success_at": "2026-11-23T10:00:00.000Z",
+                     *           "state": "healthy"
+                     *         },
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "previous_secret_expires_at": "2026-11-23T10:00:00.000Z",
                      *         "secret": "text",
@@ -11588,6 +11830,17 @@ export interface operations {
                      *         "events": [
                      *           "message.sent"
                      *         ],
+                     *         "health": {
+                     *           "consecutive_failures": 1,
+                     *           "failing_since": "2026-11-23T10:00:00.000Z",
+                     *           "last_failure": {
+                     *             "error": "receiver answered 503",
+                     *             "http_status": 1
+                     *           },
+                     *           "last_failure_at": "2026-11-23T10:00:00.000Z",
+                     *           "last_success_at": "2026-11-23T10:00:00.000Z",
+                     *           "state": "healthy"
+                     *         },
                      *         "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
                      *         "previous_secret_expires_at": "2026-11-23T10:00:00.000Z",
                      *         "secret": "text",
@@ -11669,6 +11922,135 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         message?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    webhook_stats: {
+        parameters: {
+            query?: {
+                /** @description Default 7: today and the six days before */
+                days?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint's days */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "days": [
+                     *           {
+                     *             "attempts": 1,
+                     *             "date": "2026-11-30",
+                     *             "exhausted": 1,
+                     *             "failed_attempts": 1,
+                     *             "succeeded_attempts": 1
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_WebhookStats"];
+                };
+            };
+            /** @description Bad Request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `webhook_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "webhook_not_found";
                     };
                 };
             };
@@ -12881,7 +13263,8 @@ export interface operations {
                      *         "read_receipts": true,
                      *         "role": "owner",
                      *         "status": "active",
-                     *         "user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b"
+                     *         "user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "webhook_alerts": true
                      *       },
                      *       "message": "ok",
                      *       "success": true,
@@ -12962,7 +13345,8 @@ export interface operations {
                  * @example {
                  *       "display_name": "Sam",
                  *       "language": "pt-BR",
-                 *       "read_receipts": true
+                 *       "read_receipts": true,
+                 *       "webhook_alerts": true
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateMeBody"];
@@ -12987,7 +13371,8 @@ export interface operations {
                      *         "read_receipts": true,
                      *         "role": "owner",
                      *         "status": "active",
-                     *         "user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b"
+                     *         "user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *         "webhook_alerts": true
                      *       },
                      *       "message": "ok",
                      *       "success": true,
@@ -16061,6 +16446,92 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookPayload_MessageSentData"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A timeout, a connection error, 408, 429, 3xx or 5xx is retried after 1, 2, 4, 8 and 16 minutes (6 attempts); any other 4xx is final. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_failing: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type, also the payload's `type`. */
+                "X-Service-Event": "webhook.failing";
+                /** @description The delivery's id, the same on every retry (also the payload's `delivery_id`): deduplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `t`, `.`, and the raw body, keyed with the UTF-8 bytes of the endpoint's whole secret. During a secret rotation's grace a second `v1` follows (`t=..,v1=<new>,v1=<old>`): accept the header when any `v1` matches. Reject a `t` more than five minutes from your clock; compare in constant time. */
+                "X-Service-Signature": string;
+                /** @description Standard Webhooks: the delivery's id (as `X-Service-Delivery`). Sent with the next two when the endpoint's current secret has the standard form (every secret made or rotated since that form). */
+                "webhook-id"?: string;
+                /** @description Standard Webhooks: the signing time in unix seconds (the `t` of `X-Service-Signature`). */
+                "webhook-timestamp"?: string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the base64-decoded part of the secret after `whsec_`; space-separated when two standard-form secrets sign during a rotation. The Standard Webhooks libraries verify it. */
+                "webhook-signature"?: string;
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPayload_WebhookHealthData"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A timeout, a connection error, 408, 429, 3xx or 5xx is retried after 1, 2, 4, 8 and 16 minutes (6 attempts); any other 4xx is final. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_recovered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type, also the payload's `type`. */
+                "X-Service-Event": "webhook.recovered";
+                /** @description The delivery's id, the same on every retry (also the payload's `delivery_id`): deduplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `t`, `.`, and the raw body, keyed with the UTF-8 bytes of the endpoint's whole secret. During a secret rotation's grace a second `v1` follows (`t=..,v1=<new>,v1=<old>`): accept the header when any `v1` matches. Reject a `t` more than five minutes from your clock; compare in constant time. */
+                "X-Service-Signature": string;
+                /** @description Standard Webhooks: the delivery's id (as `X-Service-Delivery`). Sent with the next two when the endpoint's current secret has the standard form (every secret made or rotated since that form). */
+                "webhook-id"?: string;
+                /** @description Standard Webhooks: the signing time in unix seconds (the `t` of `X-Service-Signature`). */
+                "webhook-timestamp"?: string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the base64-decoded part of the secret after `whsec_`; space-separated when two standard-form secrets sign during a rotation. The Standard Webhooks libraries verify it. */
+                "webhook-signature"?: string;
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPayload_WebhookHealthData"];
             };
         };
         responses: {

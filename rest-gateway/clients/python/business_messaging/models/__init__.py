@@ -85,6 +85,7 @@ from .envelope_vec_app import EnvelopeVecApp
 from .envelope_vec_team_member import EnvelopeVecTeamMember
 from .envelope_vec_webhook import EnvelopeVecWebhook
 from .envelope_webhook import EnvelopeWebhook
+from .envelope_webhook_stats import EnvelopeWebhookStats
 from .error_code import ErrorCode
 from .error_envelope import ErrorEnvelope
 from .event import Event
@@ -102,6 +103,7 @@ from .follower_list import FollowerList
 from .follower_totals import FollowerTotals
 from .grant_revoked_data import GrantRevokedData
 from .health import Health
+from .last_failure import LastFailure
 from .lookup_body import LookupBody
 from .lookup_result import LookupResult
 from .lookup_results import LookupResults
@@ -186,6 +188,10 @@ from .user_status import UserStatus
 from .utility_category import UtilityCategory
 from .utility_message import UtilityMessage
 from .webhook import Webhook
+from .webhook_day import WebhookDay
+from .webhook_health import WebhookHealth
+from .webhook_health_data import WebhookHealthData
+from .webhook_health_state import WebhookHealthState
 from .webhook_payload_broadcast_completed_data import (
     WebhookPayloadBroadcastCompletedData,
 )
@@ -208,8 +214,13 @@ from .webhook_payload_message_received_data_type import (
 )
 from .webhook_payload_message_sent_data import WebhookPayloadMessageSentData
 from .webhook_payload_message_sent_data_type import WebhookPayloadMessageSentDataType
+from .webhook_payload_webhook_health_data import WebhookPayloadWebhookHealthData
+from .webhook_payload_webhook_health_data_type import (
+    WebhookPayloadWebhookHealthDataType,
+)
 from .webhook_payload_webhook_test_data import WebhookPayloadWebhookTestData
 from .webhook_payload_webhook_test_data_type import WebhookPayloadWebhookTestDataType
+from .webhook_stats import WebhookStats
 from .webhook_test_data import WebhookTestData
 from .webhook_totals import WebhookTotals
 from .window_state import WindowState
@@ -298,6 +309,7 @@ __all__ = (
     "EnvelopeVecTeamMember",
     "EnvelopeVecWebhook",
     "EnvelopeWebhook",
+    "EnvelopeWebhookStats",
     "ErrorCode",
     "ErrorEnvelope",
     "Event",
@@ -315,6 +327,7 @@ __all__ = (
     "FollowStatus",
     "GrantRevokedData",
     "Health",
+    "LastFailure",
     "LookupBody",
     "LookupResult",
     "LookupResults",
@@ -397,6 +410,10 @@ __all__ = (
     "UtilityCategory",
     "UtilityMessage",
     "Webhook",
+    "WebhookDay",
+    "WebhookHealth",
+    "WebhookHealthData",
+    "WebhookHealthState",
     "WebhookPayloadBroadcastCompletedData",
     "WebhookPayloadBroadcastCompletedDataType",
     "WebhookPayloadFollowEventData",
@@ -411,8 +428,11 @@ __all__ = (
     "WebhookPayloadMessageReceivedDataType",
     "WebhookPayloadMessageSentData",
     "WebhookPayloadMessageSentDataType",
+    "WebhookPayloadWebhookHealthData",
+    "WebhookPayloadWebhookHealthDataType",
     "WebhookPayloadWebhookTestData",
     "WebhookPayloadWebhookTestDataType",
+    "WebhookStats",
     "WebhookTestData",
     "WebhookTotals",
     "WindowState",

@@ -10,6 +10,8 @@ DeliveryEventType = Literal[
     "message.read",
     "message.received",
     "message.sent",
+    "webhook.failing",
+    "webhook.recovered",
     "webhook.test",
 ]
 
@@ -23,6 +25,8 @@ DELIVERY_EVENT_TYPE_VALUES: set[DeliveryEventType] = {
     "message.read",
     "message.received",
     "message.sent",
+    "webhook.failing",
+    "webhook.recovered",
     "webhook.test",
 }
 

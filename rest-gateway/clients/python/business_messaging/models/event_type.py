@@ -10,6 +10,8 @@ EventType = Literal[
     "message.read",
     "message.received",
     "message.sent",
+    "webhook.failing",
+    "webhook.recovered",
 ]
 
 EVENT_TYPE_VALUES: set[EventType] = {
@@ -22,6 +24,8 @@ EVENT_TYPE_VALUES: set[EventType] = {
     "message.read",
     "message.received",
     "message.sent",
+    "webhook.failing",
+    "webhook.recovered",
 }
 
 

@@ -23,6 +23,8 @@ class Me:
         read_receipts (bool): Whether businesses see when the user read their messages.
         status (UserStatus): A user account's status.
         user_id (UUID):
+        webhook_alerts (bool): Whether you get an SMS when a webhook endpoint of your business turns failing (owners
+            and admins; at most one per endpoint per 24 h).
         business_account_id (None | Unset | UUID): The business the user owns or belongs to; `null` without one.
         display_name (None | str | Unset): Shown to a business only in the conversations the user started; `null`
             without one.
@@ -36,6 +38,7 @@ class Me:
     read_receipts: bool
     status: UserStatus
     user_id: UUID
+    webhook_alerts: bool
     business_account_id: None | Unset | UUID = UNSET
     display_name: None | str | Unset = UNSET
     language: None | str | Unset = UNSET
@@ -50,6 +53,8 @@ class Me:
         status: str = self.status
 
         user_id = str(self.user_id)
+
+        webhook_alerts = self.webhook_alerts
 
         business_account_id: None | str | Unset
         if isinstance(self.business_account_id, Unset):
@@ -87,6 +92,7 @@ class Me:
                 "read_receipts": read_receipts,
                 "status": status,
                 "user_id": user_id,
+                "webhook_alerts": webhook_alerts,
             }
         )
         if business_account_id is not UNSET:
@@ -110,6 +116,8 @@ class Me:
         status = check_user_status(d.pop("status"))
 
         user_id = UUID(d.pop("user_id"))
+
+        webhook_alerts = d.pop("webhook_alerts")
 
         def _parse_business_account_id(data: object) -> None | Unset | UUID:
             if data is None:
@@ -170,6 +178,7 @@ class Me:
             read_receipts=read_receipts,
             status=status,
             user_id=user_id,
+            webhook_alerts=webhook_alerts,
             business_account_id=business_account_id,
             display_name=display_name,
             language=language,

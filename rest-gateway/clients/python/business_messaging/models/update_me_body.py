@@ -22,11 +22,15 @@ class UpdateMeBody:
             templates'
             variant for it (or the nearest, `pt`). `null` or empty clears it. No business reads it. Example: pt-BR.
         read_receipts (bool | None | Unset): Whether businesses see when you read their messages (default true).
+        webhook_alerts (bool | None | Unset): Whether you get an SMS when a webhook endpoint of your business turns
+            failing (owners
+            and admins; default true).
     """
 
     display_name: None | str | Unset = UNSET
     language: None | str | Unset = UNSET
     read_receipts: bool | None | Unset = UNSET
+    webhook_alerts: bool | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         display_name: None | str | Unset
@@ -47,6 +51,12 @@ class UpdateMeBody:
         else:
             read_receipts = self.read_receipts
 
+        webhook_alerts: bool | None | Unset
+        if isinstance(self.webhook_alerts, Unset):
+            webhook_alerts = UNSET
+        else:
+            webhook_alerts = self.webhook_alerts
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
@@ -56,6 +66,8 @@ class UpdateMeBody:
             field_dict["language"] = language
         if read_receipts is not UNSET:
             field_dict["read_receipts"] = read_receipts
+        if webhook_alerts is not UNSET:
+            field_dict["webhook_alerts"] = webhook_alerts
 
         return field_dict
 
@@ -90,10 +102,20 @@ class UpdateMeBody:
 
         read_receipts = _parse_read_receipts(d.pop("read_receipts", UNSET))
 
+        def _parse_webhook_alerts(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        webhook_alerts = _parse_webhook_alerts(d.pop("webhook_alerts", UNSET))
+
         update_me_body = cls(
             display_name=display_name,
             language=language,
             read_receipts=read_receipts,
+            webhook_alerts=webhook_alerts,
         )
 
         return update_me_body

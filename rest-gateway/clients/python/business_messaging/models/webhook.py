@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from uuid import UUID
 
 from attrs import define as _attrs_define
@@ -10,6 +10,10 @@ from attrs import field as _attrs_field
 
 from ..models.event_type import EventType, check_event_type
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.webhook_health import WebhookHealth
+
 
 T = TypeVar("T", bound="Webhook")
 
@@ -22,6 +26,10 @@ class Webhook:
         active (bool):
         created_at (datetime.datetime):
         events (list[EventType]):
+        health (WebhookHealth): An endpoint's delivery health, kept by the reports of its attempts. A failed attempt is
+            any
+            attempt not answered 2xx (timeout, connection error, 3xx, 4xx, 5xx); `webhook.test`
+            deliveries count for nothing. The service never pauses or disables an endpoint.
         id (UUID):
         updated_at (datetime.datetime):
         url (str):
@@ -34,6 +42,7 @@ class Webhook:
     active: bool
     created_at: datetime.datetime
     events: list[EventType]
+    health: WebhookHealth
     id: UUID
     updated_at: datetime.datetime
     url: str
@@ -52,6 +61,8 @@ class Webhook:
                 componentsschemas_event_type_list_item_data
             )
             events.append(componentsschemas_event_type_list_item)
+
+        health = self.health.to_dict()
 
         id = str(self.id)
 
@@ -80,6 +91,7 @@ class Webhook:
                 "active": active,
                 "created_at": created_at,
                 "events": events,
+                "health": health,
                 "id": id,
                 "updated_at": updated_at,
                 "url": url,
@@ -94,6 +106,8 @@ class Webhook:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.webhook_health import WebhookHealth  # noqa: PLC0415
+
         d = dict(src_dict)
         active = d.pop("active")
 
@@ -107,6 +121,8 @@ class Webhook:
             )
 
             events.append(componentsschemas_event_type_list_item)
+
+        health = WebhookHealth.from_dict(d.pop("health"))
 
         id = UUID(d.pop("id"))
 
@@ -150,6 +166,7 @@ class Webhook:
             active=active,
             created_at=created_at,
             events=events,
+            health=health,
             id=id,
             updated_at=updated_at,
             url=url,

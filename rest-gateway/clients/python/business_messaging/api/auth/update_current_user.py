@@ -91,7 +91,7 @@ def sync_detailed(
     body: UpdateMeBody,
 ) -> Response[EnvelopeMe | ErrorEnvelope]:
     """Change your own settings: the name businesses see in your conversations, read receipts, your
-    language.
+    language, webhook alert SMS.
 
     Args:
         body (UpdateMeBody): Changes to the signed-in user's own settings. Absent fields stay.
@@ -121,7 +121,7 @@ def sync(
     body: UpdateMeBody,
 ) -> EnvelopeMe | ErrorEnvelope | None:
     """Change your own settings: the name businesses see in your conversations, read receipts, your
-    language.
+    language, webhook alert SMS.
 
     Args:
         body (UpdateMeBody): Changes to the signed-in user's own settings. Absent fields stay.
@@ -146,7 +146,7 @@ async def asyncio_detailed(
     body: UpdateMeBody,
 ) -> Response[EnvelopeMe | ErrorEnvelope]:
     """Change your own settings: the name businesses see in your conversations, read receipts, your
-    language.
+    language, webhook alert SMS.
 
     Args:
         body (UpdateMeBody): Changes to the signed-in user's own settings. Absent fields stay.
@@ -174,7 +174,7 @@ async def asyncio(
     body: UpdateMeBody,
 ) -> EnvelopeMe | ErrorEnvelope | None:
     """Change your own settings: the name businesses see in your conversations, read receipts, your
-    language.
+    language, webhook alert SMS.
 
     Args:
         body (UpdateMeBody): Changes to the signed-in user's own settings. Absent fields stay.
