@@ -82,9 +82,15 @@ pub async fn report_many(core: &Core, reports: &[pb::JobReport]) -> AppResult<()
         let (recorded, failing) =
             store::record_successes_at_once(&core.db, &successes, now).await?;
         reported(core, reports.len(), recorded);
-        // The endpoints it found failing turn healthy with their events.
-        let queued = health::recovered(core, &failing, now).await?;
-        health::wake(core, queued);
+        // The endpoints it found failing turn healthy with their events. The attempts are
+        // recorded already: a turn that could not be recorded now is made at the next success.
+        match health::recovered(core, &failing, now).await {
+            Ok(queued) => health::wake(core, queued),
+            Err(err) => tracing::warn!(
+                error = %err.detail,
+                "a failing endpoint's recovery was not recorded; its next success records it"
+            ),
+        }
         return Ok(());
     }
     let mut successes: BTreeMap<u32, Vec<(Uuid, &str)>> = BTreeMap::new();
