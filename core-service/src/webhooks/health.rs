@@ -223,6 +223,11 @@ async fn announce(
         .into_iter()
         .map(|w| (w.id, w))
         .collect();
+    // The turns' businesses' active endpoints, read once for every turn of the batch.
+    let mut businesses: Vec<Uuid> = turns.iter().map(|t| t.business_id).collect();
+    businesses.sort();
+    businesses.dedup();
+    let active = crate::events::active_endpoints(txn, businesses).await?;
     for turn in turns {
         let Some(webhook) = turned.get(&turn.webhook_id) else {
             continue;
@@ -246,12 +251,11 @@ async fn announce(
             "consecutive_failures": turn.consecutive_failures,
             "last_failure": turn.last_failure,
         });
-        let others: Vec<webhooks::Model> =
-            crate::events::active_endpoints(txn, vec![turn.business_id])
-                .await?
-                .into_iter()
-                .filter(|w| w.id != webhook.id)
-                .collect();
+        let others: Vec<webhooks::Model> = active
+            .iter()
+            .filter(|w| w.business_id == turn.business_id && w.id != webhook.id)
+            .cloned()
+            .collect();
         let event = crate::events::NewEvent {
             business_id: turn.business_id,
             event_type,
