@@ -75,6 +75,11 @@ impl From<DbErr> for AppError {
             // even when it starts between statements.
             crate::db::FAILED_STATEMENTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
+        if is_read_only(&err) {
+            // The connection goes back to the pool once this error is answered: the pool
+            // tests it then (and its siblings at checkout) and closes it.
+            crate::db::read_only_seen();
+        }
         if is_unavailable(&err) {
             tracing::error!(error = %err, "database unavailable");
             AppError::new(ErrorCode::ServiceUnavailable, "database unavailable")
@@ -87,8 +92,9 @@ impl From<DbErr> for AppError {
 
 /// True when the database could not be reached or went away, at whatever step: no connection
 /// to be had, a connection lost mid-query (I/O, a truncated message, TLS), the server shutting
-/// down or refusing connections (SQLSTATE class 08, 57P01-57P03, 53300), or SQLite busy. The
-/// request may succeed once the database is back: 503, never 500.
+/// down or refusing connections (SQLSTATE class 08, 57P01-57P03, 53300), a server that turned
+/// read-only under the pool (25006: a demoted primary, a standby reached during a failover), or
+/// SQLite busy. The request may succeed once the database is back: 503, never 500.
 pub fn is_unavailable(err: &DbErr) -> bool {
     let runtime = match err {
         DbErr::ConnectionAcquire(_) | DbErr::Conn(_) => return true,
@@ -108,11 +114,26 @@ pub fn is_unavailable(err: &DbErr) -> bool {
         | sqlx::Error::BeginFailed => true,
         sqlx::Error::Database(db) => db.code().is_some_and(|code| {
             code.starts_with("08")
-                || matches!(code.as_ref(), "57P01" | "57P02" | "57P03" | "53300")
+                || matches!(code.as_ref(), "57P01" | "57P02" | "57P03" | "53300" | READ_ONLY)
                 // SQLite (numeric codes, shorter than SQLSTATE's five characters): SQLITE_BUSY
                 // and its extended codes, another writer held the lock past busy_timeout.
                 || (code.len() < 5 && code.parse::<i32>().is_ok_and(|n| n & 0xff == 5))
         }),
+        _ => false,
+    }
+}
+
+/// SQLSTATE read_only_sql_transaction: a write sent to a server that takes none.
+const READ_ONLY: &str = "25006";
+
+/// True when a statement was refused because its server is read-only (SQLSTATE 25006).
+pub fn is_read_only(err: &DbErr) -> bool {
+    match err {
+        DbErr::Exec(sea_orm::RuntimeErr::SqlxError(e))
+        | DbErr::Query(sea_orm::RuntimeErr::SqlxError(e)) => matches!(
+            e.as_ref(),
+            sqlx::Error::Database(db) if db.code().as_deref() == Some(READ_ONLY)
+        ),
         _ => false,
     }
 }
@@ -176,5 +197,50 @@ mod tests {
         assert_eq!(AppError::from(bug).code, ErrorCode::InternalError);
         let decode = sqlx(sqlx::Error::ColumnNotFound("x".into()));
         assert_eq!(AppError::from(decode).code, ErrorCode::InternalError);
+    }
+
+    /// A database error with only a SQLSTATE, as the server sends it.
+    #[derive(Debug)]
+    struct Sqlstate(&'static str);
+
+    impl std::fmt::Display for Sqlstate {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "SQLSTATE {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Sqlstate {}
+
+    impl sqlx::error::DatabaseError for Sqlstate {
+        fn message(&self) -> &str {
+            "cannot execute INSERT in a read-only transaction"
+        }
+        fn code(&self) -> Option<std::borrow::Cow<'_, str>> {
+            Some(self.0.into())
+        }
+        fn as_error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+            self
+        }
+        fn as_error_mut(&mut self) -> &mut (dyn std::error::Error + Send + Sync + 'static) {
+            self
+        }
+        fn into_error(self: Box<Self>) -> Box<dyn std::error::Error + Send + Sync + 'static> {
+            self
+        }
+        fn kind(&self) -> sqlx::error::ErrorKind {
+            sqlx::error::ErrorKind::Other
+        }
+    }
+
+    #[test]
+    fn a_write_refused_by_a_read_only_server_is_503_and_marks_the_pool_suspect() {
+        let read_only = sqlx(sqlx::Error::Database(Box::new(Sqlstate("25006"))));
+        assert!(is_read_only(&read_only));
+        let app = AppError::from(read_only);
+        assert_eq!(app.code, ErrorCode::ServiceUnavailable);
+        assert!(crate::db::read_only_suspected());
+        let bug = sqlx(sqlx::Error::Database(Box::new(Sqlstate("42P01"))));
+        assert!(!is_read_only(&bug));
+        assert_eq!(AppError::from(bug).code, ErrorCode::InternalError);
     }
 }

@@ -34,6 +34,7 @@ mod operator;
 mod paging;
 mod pool;
 mod qr;
+mod read_only;
 mod recipes;
 mod reports;
 mod retention;

@@ -37,10 +37,51 @@ impl Backend {
             });
         }
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            one_server(url)?;
             return Ok(Backend::Postgres);
         }
         anyhow::bail!("DATABASE_URL must start with sqlite:// or postgres://")
     }
+}
+
+/// Refuses a PostgreSQL URL that names several servers or asks libpq to choose among them:
+/// sqlx connects to exactly one host and ignores `target_session_attrs`, so such a URL would
+/// either fail obscurely or, worse, write to whichever server answers first, a replica included.
+/// A cluster is reached through a proxy that routes to its primary (HAProxy with Patroni's
+/// `/primary` check: core-service/README.md).
+fn one_server(url: &str) -> anyhow::Result<()> {
+    const HINT: &str = "point DATABASE_URL at one address that always reaches the primary, \
+        such as HAProxy routing by Patroni's /primary check (core-service/README.md, \
+        \"A PostgreSQL cluster\")";
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let (before_query, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let authority = before_query.split('/').next().unwrap_or_default();
+    let hosts = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, hosts)| hosts);
+    if hosts.contains(',') {
+        anyhow::bail!(
+            "DATABASE_URL names several PostgreSQL servers ({hosts}); the service connects to \
+             one and cannot tell which of several is the primary: {HINT}"
+        );
+    }
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let value = percent_encoding::percent_decode_str(value).decode_utf8_lossy();
+        match key {
+            "target_session_attrs" | "load_balance_hosts" => anyhow::bail!(
+                "DATABASE_URL sets {key}, which the service's PostgreSQL driver does not \
+                 understand (it would be ignored, and a standby could be taken for the \
+                 primary): remove it and {HINT}"
+            ),
+            "host" | "hostaddr" | "port" if value.contains(',') => anyhow::bail!(
+                "DATABASE_URL's {key} names several PostgreSQL servers ({value}); the service \
+                 connects to one and cannot tell which of several is the primary: {HINT}"
+            ),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// How long a PostgreSQL call waits for a pooled connection (or a new one) before it fails.
@@ -94,6 +135,14 @@ pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Database
                 .connect_timeout(POSTGRES_ACQUIRE_TIMEOUT)
                 .acquire_timeout(POSTGRES_ACQUIRE_TIMEOUT)
                 .test_before_acquire_if_idle_for(IDLE_BEFORE_TEST);
+            // A server that turned read-only (a demoted primary, a standby reached while a
+            // failover settles, default_transaction_read_only) never keeps a pooled connection.
+            options.map_sqlx_postgres_pool_opts(|pool| {
+                pool.after_connect(|conn, _| Box::pin(refuse_read_only(conn)))
+                    .after_release(|conn, _| Box::pin(keep_unless_read_only(conn)))
+            });
+            options
+                .map_sqlx_postgres_before_acquire(|conn, _| Box::pin(keep_unless_read_only(conn)));
         }
     }
     let mut conn = Database::connect(options)
@@ -106,6 +155,71 @@ pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Database
         }
     });
     Ok(conn)
+}
+
+/// How long after a statement was refused for a read-only server every pooled connection is
+/// tested (a round trip) when it is handed out and when it comes back.
+pub const READ_ONLY_SUSPECT: Duration = Duration::from_secs(30);
+
+/// When this process last saw a statement refused because its server was read-only
+/// (milliseconds since the Unix epoch; 0: never).
+static READ_ONLY_SEEN_MS: AtomicU64 = AtomicU64::new(0);
+
+/// Records that a statement failed with SQLSTATE 25006 (read-only transaction): for
+/// [`READ_ONLY_SUSPECT`], the pool tests its connections at checkout and at return and closes
+/// those whose server is read-only, so the one that failed never serves again.
+pub fn read_only_seen() {
+    READ_ONLY_SEEN_MS.store(unix_millis(), Ordering::Relaxed);
+}
+
+pub(crate) fn read_only_suspected() -> bool {
+    let seen = READ_ONLY_SEEN_MS.load(Ordering::Relaxed);
+    seen != 0 && unix_millis().saturating_sub(seen) < READ_ONLY_SUSPECT.as_millis() as u64
+}
+
+fn unix_millis() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or_default()
+}
+
+/// Whether the connection's server takes no writes: a standby in recovery (including a
+/// primary being promoted, which Patroni's `/primary` already answers for), or one whose
+/// `default_transaction_read_only` is on.
+async fn server_is_read_only(conn: &mut sqlx::PgConnection) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'",
+    )
+    .fetch_one(conn)
+    .await
+}
+
+/// `after_connect`: a new connection to a read-only server is refused (the pool tries again
+/// until its acquire timeout, so a call answers 503 if no writable server appears by then).
+async fn refuse_read_only(conn: &mut sqlx::PgConnection) -> Result<(), sqlx::Error> {
+    if server_is_read_only(conn).await? {
+        read_only_seen();
+        return Err(sqlx::Error::Configuration(
+            "the PostgreSQL server is read-only (in recovery, or default_transaction_read_only \
+             is on): connection refused"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// `after_release` and `before_acquire`: while a read-only refusal is recent, a connection is
+/// kept only if its server takes writes (at other times nothing is sent: one atomic load).
+async fn keep_unless_read_only(conn: &mut sqlx::PgConnection) -> Result<bool, sqlx::Error> {
+    if !read_only_suspected() {
+        return Ok(true);
+    }
+    let read_only = server_is_read_only(conn).await?;
+    if read_only {
+        tracing::warn!("a pooled connection's server is read-only; connection closed");
+    }
+    Ok(!read_only)
 }
 
 /// The pool's connections: how many are open, and how many of those are idle.
@@ -218,6 +332,48 @@ mod tests {
         );
         assert_eq!(Backend::of("postgres://u@h/db").unwrap(), Backend::Postgres);
         assert!(Backend::of("mysql://x").is_err());
+        assert_eq!(
+            Backend::of("postgres://u:p@h:5000/db?sslmode=require&application_name=a%2Cb").unwrap(),
+            Backend::Postgres
+        );
         assert_eq!(redact("postgres://u:secret@h/db"), "postgres://u:***@h/db");
+    }
+
+    #[test]
+    fn a_url_naming_several_servers_or_target_session_attrs_is_refused_with_a_sentence() {
+        for (url, names) in [
+            (
+                "postgres://u@h1:5432,h2:5432/db",
+                "several PostgreSQL servers (h1:5432,h2:5432)",
+            ),
+            (
+                "postgresql://h1,h2/db",
+                "several PostgreSQL servers (h1,h2)",
+            ),
+            (
+                "postgres://u@h/db?target_session_attrs=read-write",
+                "sets target_session_attrs",
+            ),
+            (
+                "postgres://h/db?sslmode=disable&target_session_attrs=primary",
+                "target_session_attrs",
+            ),
+            (
+                "postgres://h/db?load_balance_hosts=random",
+                "sets load_balance_hosts",
+            ),
+            (
+                "postgres:///db?host=a%2Cb",
+                "host names several PostgreSQL servers (a,b)",
+            ),
+            (
+                "postgres:///db?host=a&port=1,2",
+                "port names several PostgreSQL servers (1,2)",
+            ),
+        ] {
+            let err = Backend::of(url).unwrap_err().to_string();
+            assert!(err.contains(names), "{url}: {err}");
+            assert!(err.contains("HAProxy"), "{url}: {err}");
+        }
     }
 }
