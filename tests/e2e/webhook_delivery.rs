@@ -730,3 +730,54 @@ e2e!(
         );
     }
 );
+
+/// The job streams' LISTEN connection lost (a failover, a restarted server): once it listens
+/// again the streams look for work at once, so a delivery that became due meanwhile goes out
+/// without waiting for their next poll (here an hour away). PostgreSQL only: SQLite has no
+/// other cores to hear from.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_the_job_streams_look_for_work_at_once_when_listen_connects_again() {
+    let Some(app) = crate::harness::TestApp::spawn_with(
+        crate::harness::Backend::Postgres,
+        capped_and_never_polled(),
+    )
+    .await
+    else {
+        return;
+    };
+    let rx = crate::fixtures::Receiver::start().await;
+    rx.queue(&[500]);
+    let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+    follower(&app, &biz, FAN, false).await;
+    register_webhook(&app, &biz, &rx.url(), &["message.sent"]).await;
+    send_utility(&app, &biz, FAN).await;
+    rx.wait_for(1).await;
+    wait_delivery(&app, &biz, |d| d["status"] == "retrying").await;
+    // The retry is due, but nothing wakes the streams and their poll is an hour away.
+    app.clock.advance(Duration::from_secs(61));
+    quiet_for(Duration::from_millis(1500)).await;
+    assert_eq!(rx.received().len(), 1, "retried without a wake-up");
+    // The server ends the LISTEN session; the core listens again and the streams look.
+    let db = sea_orm::Database::connect(app.config.database.database_url.as_str())
+        .await
+        .unwrap();
+    let ended = crate::harness::eventually("the LISTEN session ended", async || {
+        let row = sea_orm::ConnectionTrait::query_one_raw(
+            &db,
+            sea_orm::Statement::from_string(
+                sea_orm::DbBackend::Postgres,
+                "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity \
+                 WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+            ),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+        let n = row.try_get::<i64>("", "n").unwrap();
+        (n > 0).then_some(n)
+    })
+    .await;
+    assert_eq!(ended, 1);
+    rx.wait_for(2).await;
+    wait_delivery(&app, &biz, |d| d["status"] == "succeeded").await;
+}

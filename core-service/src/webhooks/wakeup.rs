@@ -10,7 +10,8 @@
 //! listener ignores it (its streams were woken already).
 //!
 //! A wake-up is a hint, never the guarantee: a stream that misses one (a lost notification,
-//! LISTEN reconnecting) still finds due deliveries at its next poll.
+//! LISTEN reconnecting) still finds due deliveries at its next poll, and every time LISTEN
+//! connects (again, after a failover say) the streams are woken at once to look.
 
 use std::time::Duration;
 
@@ -96,10 +97,21 @@ impl WebhookWakeup {
             let listening = async {
                 let mut listener = sqlx::postgres::PgListener::connect_with(&pool).await?;
                 listener.listen(CHANNEL).await?;
+                // Listening (again): whatever was announced while not listening is lost, so
+                // the streams look for work at once instead of at their next poll.
+                self.notify.notify_waiters();
                 loop {
-                    let notification = listener.recv().await?;
-                    if notification.payload() != self.id {
-                        self.notify.notify_waiters();
+                    match listener.try_recv().await? {
+                        Some(notification) if notification.payload() == self.id => {}
+                        Some(_) => self.notify.notify_waiters(),
+                        // The connection was lost; the next call connects and listens again
+                        // (a failover, a restarted server): poll at once, as above.
+                        None => {
+                            tracing::info!(
+                                "LISTEN for webhook jobs lost its connection; listening again"
+                            );
+                            self.notify.notify_waiters();
+                        }
                     }
                 }
                 #[allow(unreachable_code)]
