@@ -1,12 +1,14 @@
 //! Several cores behind one client: the gateway, the workers and the operator commands take
 //! `CORE_URL` as a comma-separated list and reach the cores through a [`Cores`] picker.
 //!
-//! - One lazily connected channel per core; calls go round robin over the cores not marked
-//!   down: call by call, or (the gateway, [`Cores::with_turn`]) in turns of a few
-//!   milliseconds, every call of one turn to the same core. Turns follow the wall clock, so
-//!   every gateway whose clock agrees sends the calls of a turn to the same core: the sends
-//!   that arrive together stay together, and that core's reads and writes carry them in the
-//!   same batches instead of half of them each on two cores.
+//! - One lazily connected channel per core; calls go over the cores not marked down: round
+//!   robin call by call, or (the gateway, [`Cores::with_turn`]) in turns of a few
+//!   milliseconds, every call of one turn to the same core, that core a fixed hash of the
+//!   turn's number. Turns follow the wall clock, so every gateway whose clock agrees sends the
+//!   calls of a turn to the same core: the sends that arrive together stay together, and that
+//!   core's reads and writes carry them in the same batches instead of half of them each on
+//!   two cores. The hash (not the number itself) lets a client sending at a steady rate whose
+//!   period is a whole number of turns still reach every core.
 //! - A core is marked down when a call to it fails to connect, and probed every second (a new
 //!   connection) until it accepts one again; then it takes calls again.
 //! - A call that failed to connect was never sent, so it is sent to another core (one not
@@ -172,10 +174,24 @@ impl Cores {
     }
 }
 
-/// The turn that `now_us` (microseconds since the Unix epoch) falls in, for turns of
-/// `turn_us`: the same number for every process whose clock agrees.
+/// Where the core of the turn that `now_us` (microseconds since the Unix epoch) falls in is
+/// counted from, for turns of `turn_us`: a fixed hash of the turn's number, the same for every
+/// process whose clock agrees. Hashed, not the number itself: with the number, a client whose
+/// sends come every n turns (n a multiple of the cores' count, as a steady rate easily is)
+/// would always reach the same core.
 fn turn_at(turn_us: u64, now_us: u64) -> usize {
-    (now_us / turn_us.max(1)) as usize
+    spread(now_us / turn_us.max(1)) as usize
+}
+
+/// SplitMix64's finalizer (Steele, Lea and Flood, 2014): consecutive numbers map to values
+/// spread evenly over the whole range. A fixed function on purpose, never a randomly keyed
+/// hasher (nor std's `DefaultHasher`, whose algorithm may change between releases): every
+/// gateway must pick the same core for the same turn.
+fn spread(turn: u64) -> u64 {
+    let mut z = turn.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 fn unix_micros() -> u64 {
@@ -428,7 +444,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn in_turns_every_call_of_a_turn_goes_to_one_core_and_the_turns_go_round() {
+    async fn in_turns_every_call_of_a_turn_goes_to_one_core_and_the_turns_spread_over_the_cores() {
         let picker = cores("http://a:1,http://b:2,http://c:3").with_turn(Duration::from_millis(5));
         assert_eq!(picker.turn(), Duration::from_millis(5));
         let inner = &picker.inner;
@@ -440,10 +456,15 @@ mod tests {
         for now in [1_000_001, 1_002_500, 1_004_999] {
             assert_eq!(at(now, &[]), first);
         }
-        // The next turns: the next cores, then the first again.
-        assert_eq!(at(1_005_000, &[]), (first + 1) % 3);
-        assert_eq!(at(1_010_000, &[]), (first + 2) % 3);
-        assert_eq!(at(1_015_000, &[]), first);
+        // Over many turns every core takes about a third of them.
+        let mut per_core = [0u32; 3];
+        for turn in 0..3_000u64 {
+            per_core[at(turn * 5_000, &[])] += 1;
+        }
+        assert!(
+            per_core.iter().all(|&n| (900..=1_100).contains(&n)),
+            "{per_core:?}"
+        );
         // A core marked down gives its turns to the next; a call that failed to connect goes
         // to another core within the turn.
         inner.cores[first].down.store(true, Ordering::Relaxed);
@@ -455,5 +476,39 @@ mod tests {
         let picks: Vec<usize> = (0..4).map(|_| per_call.inner.pick(None, &[])).collect();
         assert_ne!(picks[0], picks[1], "{picks:?}");
         assert_eq!(picks[0], picks[2], "{picks:?}");
+    }
+
+    /// A client sending at a steady rate whose period is a whole number of turns (every 2
+    /// turns to 2 cores, every 3 to 3, every 4 to 2): the turn's number alone would send all
+    /// of its calls to one core; the hash of it reaches every core, about evenly.
+    #[tokio::test]
+    async fn a_client_sending_at_a_steady_rate_that_divides_the_turns_reaches_every_core() {
+        for (urls, every_turns) in [
+            ("http://a:1,http://b:2", 2u64),
+            ("http://a:1,http://b:2,http://c:3", 3),
+            ("http://a:1,http://b:2", 4),
+            ("http://a:1,http://b:2,http://c:3", 6),
+        ] {
+            let picker = cores(urls).with_turn(Duration::from_millis(2));
+            let inner = &picker.inner;
+            let n = inner.cores.len();
+            let mut per_core = vec![0u32; n];
+            // 600 sends, one every `every_turns` turns, from an arbitrary moment.
+            let start_us = 1_764_470_000_123_456u64;
+            for k in 0..600u64 {
+                let now_us = start_us + k * every_turns * 2_000;
+                per_core[inner.pick_from(None, &[], || turn_at(inner.turn_us, now_us))] += 1;
+            }
+            let fair = 600 / n as u32;
+            assert!(
+                per_core
+                    .iter()
+                    .all(|&c| c > fair * 7 / 10 && c < fair * 13 / 10),
+                "{urls}, a send every {every_turns} turns: {per_core:?}"
+            );
+        }
+        // The same turn gives the same core in every process: the function has no key.
+        assert_eq!(spread(0), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(spread(1), 0x910a_2dec_8902_5cc1);
     }
 }

@@ -16,8 +16,8 @@ pub struct GatewayConfig {
     pub core_url: String,
 
     /// With several cores: milliseconds of a turn, every call of one turn going to the same
-    /// core (turns follow the wall clock, so gateways turn together and the sends that arrive
-    /// together are batched together); 0 for call by call.
+    /// core, a fixed hash of the turn's number (turns follow the wall clock, so gateways turn
+    /// together and the sends that arrive together are batched together); 0 for call by call.
     #[arg(long, env = "CORE_TURN_MS", default_value_t = DEFAULT_CORE_TURN_MS,
           value_parser = clap::value_parser!(u64).range(0..=1000))]
     pub core_turn_ms: u64,
