@@ -335,11 +335,14 @@ class Receiver:
 class Load:
     """`clients` threads, each sending with a new key and retrying it until accepted."""
 
-    def __init__(self, stack, demo, clients=6):
+    def __init__(self, stack, demo, clients=6, interval=0.0):
         self.url = f"{stack.api}/v1/{demo['business_account_id']}/messages"
         self.token = demo["app_token"]
         self.followers = [f["phone_number"] for f in demo["followers"]]
         self.clients = clients
+        # Each client starts a new key at most every `interval` seconds (0: at once, a closed
+        # loop): a steady rate.
+        self.interval = interval
         self.stopping = threading.Event()
         self.lock = threading.Lock()
         self.keys = {}  # key -> {"id", "attempts": [(t0, t1, status, code)], "done"}
@@ -359,7 +362,11 @@ class Load:
 
     def client(self, n):
         i = 0
+        next_at = time.monotonic()
         while not self.stopping.is_set():
+            if self.interval:
+                time.sleep(max(0.0, next_at - time.monotonic()))
+                next_at = max(next_at + self.interval, time.monotonic() - self.interval)
             i += 1
             key = f"fault-{n}-{i}-{uuid.uuid4().hex[:8]}"
             entry = {"id": None, "attempts": [], "done": None}
