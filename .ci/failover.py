@@ -535,8 +535,11 @@ def main():
         cluster.start()
         log(f"cluster up in {time.monotonic() - started:.0f} s; DATABASE_URL={cluster.url}")
         if args.hold:
-            log("holding; Ctrl-C stops it")
-            signal.sigwait([signal.SIGINT, signal.SIGTERM])
+            log(f"the superuser through HAProxy (TEST_DATABASE_URL for the benchmark): "
+                f"{cluster.admin_url}")
+            log("holding; Ctrl-C (or SIGTERM) stops it")
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+            signal.sigwait({signal.SIGINT, signal.SIGTERM})
             return
         scenarios = [("switchover", lambda: switchover(cluster, bindir)),
                      ("primary killed",
