@@ -199,6 +199,35 @@ pub mod follow_changes {
         pub marketing_opt_in: bool,
         /// `user` (the user's own follow calls) or `operator` (support, on the user's request).
         pub source: ChangeSource,
+        /// On a marketing opt-in: the business's consent wording version in force then (None
+        /// when it had set none, and on every other change).
+        pub consent_text_version: Option<i32>,
+        /// On a marketing opt-in: whether the user's call named that version.
+        pub user_named_version: bool,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod consent_texts {
+    use sea_orm::entity::prelude::*;
+
+    /// A business's consent wording, one row per version (from 1; the highest in force), never
+    /// changed: the evidence of what each marketing opt-in agreed to.
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "consent_texts")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub business_id: Uuid,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub version: i32,
+        pub text: String,
+        pub created_at: DateTimeUtc,
+        /// The member who set it.
+        pub created_by: Option<Uuid>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

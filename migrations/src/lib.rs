@@ -25,6 +25,7 @@ mod m20261202_000016_what_was_sent;
 mod m20261203_000017_purge_by_id;
 mod m20261204_000018_templates;
 mod m20261205_000019_delivery_health;
+mod m20261206_000020_consent_texts;
 
 pub struct Migrator;
 
@@ -51,6 +52,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_000017_purge_by_id::Migration),
             Box::new(m20261204_000018_templates::Migration),
             Box::new(m20261205_000019_delivery_health::Migration),
+            Box::new(m20261206_000020_consent_texts::Migration),
         ]
     }
 }

@@ -1,32 +1,66 @@
-// The audience (followers, consent history where it was asked for, look-ups of numbers the
-// business holds) and usage (totals and the last 30 days).
+// The audience (followers, the evidence of their consent where it was asked for, look-ups of
+// numbers the business holds, the consent wording) and usage (totals and the last 30 days).
 
 import { api } from './api.js';
 import { barChart, dayChart, COLOURS } from './charts.js';
-import { h, act, field, form, listHash, page, query, status, table, when } from './dom.js';
+import { h, act, canManage, field, form, listHash, notice, page, query, status, table, when } from './dom.js';
 
 const SOURCE_TEXT = { user: 'the follower', operator: 'an operator of this service' };
 
-// Opens (or closes) a follower's consent history in a row right under `row`.
+// Opens (or closes) a follower's consent evidence in a row right under `row`: every change, each
+// opt-in with the wording it was given under, and the marketing messages sent under it.
 async function toggleHistory(row, userId, columns) {
   const next = row.nextElementSibling;
   if (next && next.classList.contains('history-row')) {
     next.remove();
     return;
   }
-  const history = await api('GET', `/business/followers/${userId}/history`);
+  const evidence = await api('GET', `/business/followers/${userId}/evidence`);
+  const wording = (c) => {
+    if (!c.opt_in) return '';
+    if (!c.consent_text) return 'no wording was set then';
+    return h('span', {}, `version ${c.consent_text.version}${c.user_named_version ? ' (shown to them)' : ''}: `,
+      h('q', { class: 'user-text' }, c.consent_text.text));
+  };
+  const messages = evidence.marketing_messages;
   const detail = h('tr', { class: 'history-row' }, h('td', { colspan: columns },
-    h('section', { class: 'card', 'aria-label': 'Consent history' },
-      h('h3', {}, 'Consent history'),
+    h('section', { class: 'card', 'aria-label': 'Consent evidence' },
+      h('h3', {}, 'Consent evidence'),
       h('p', { class: 'muted' }, 'Follower ', h('code', { class: 'mono' }, userId)),
-      table(['When', 'Status', 'Marketing consent', 'By'], history.changes.map((c) => h('tr', {},
+      table(['When', 'Status', 'Marketing consent', 'By', 'Wording agreed to'], evidence.changes.map((c) => h('tr', {},
         h('td', {}, when(c.at)), h('td', {}, status(c.status)),
-        h('td', {}, c.marketing_opt_in ? 'opted in' : 'no'), h('td', {}, SOURCE_TEXT[c.source] || c.source)))))));
+        h('td', {}, c.marketing_opt_in ? 'opted in' : 'no'), h('td', {}, SOURCE_TEXT[c.source] || c.source),
+        h('td', {}, wording(c))))),
+      h('h4', {}, 'Marketing messages sent to them (still kept)'),
+      messages.length ? table(['Sent', 'Message', 'Outcome'], messages.map((m) => h('tr', {},
+        h('td', {}, when(m.created_at)), h('td', {}, h('a', { href: `#/messages/${m.id}` }, h('code', { class: 'mono' }, m.id))),
+        h('td', {}, status(m.status)))))
+        : h('p', { class: 'muted' }, 'None.'))));
   row.after(detail);
 }
 
+// The consent wording in force, and (owner, admin) a form that makes a new version.
+function wordingSection(current) {
+  const shown = h('div', { 'aria-live': 'polite' });
+  const show = (t) => shown.replaceChildren(t
+    ? h('p', {}, `Version ${t.version}, since ${when(t.created_at)}: `, h('q', { class: 'user-text' }, t.text))
+    : h('p', { class: 'muted' }, 'No wording set yet: opt-ins are recorded as given without one.'));
+  show(current);
+  const edit = canManage() ? form({ 'aria-label': 'Set the consent wording' }, [
+    field('New wording (a new version; earlier ones stay as evidence)',
+      h('textarea', { name: 'text', rows: 3, maxlength: 2000, required: true }, current ? current.text : '')),
+  ], 'Save as a new version', async (data, out) => {
+    const saved = await api('PUT', '/business/consent-text', { text: String(data.get('text') || '') });
+    show(saved);
+    out.replaceChildren(notice('ok', `Version ${saved.version} is in force.`));
+  }, { text: 'The wording' }) : null;
+  return [h('h2', {}, 'Consent wording'),
+    h('p', { class: 'muted' }, 'What followers agree to when they opt in to your marketing. Apps show it beside the opt-in; each opt-in records the version in force.'),
+    shown, edit];
+}
+
 function historyButton(userId, columns, label) {
-  return act(label, async (b) => toggleHistory(b.closest('tr'), userId, columns), 'secondary', { title: 'Consent history' });
+  return act(label, async (b) => toggleHistory(b.closest('tr'), userId, columns), 'secondary', { title: 'Consent evidence' });
 }
 
 export async function audiencePage() {
@@ -36,10 +70,11 @@ export async function audiencePage() {
     if (q.get(name)) params.set(name, q.get(name));
   }
   if (q.get('after')) params.set('starting_after', q.get('after'));
-  const [list, usage, daily] = await Promise.all([
+  const [list, usage, daily, wording] = await Promise.all([
     api('GET', `/business/followers?${params}`),
     api('GET', '/business/usage'),
     api('GET', '/business/usage/daily?days=30'),
+    api('GET', '/business/consent-text'),
   ]);
   const filterHash = (changes) => listHash('#/audience', ['status', 'marketing_opt_in'], changes);
   const select = (label, name, options) => field(label,
@@ -63,11 +98,11 @@ export async function audiencePage() {
     const found = await api('POST', '/business/followers/lookup', { phone_numbers: numbers });
     results.replaceChildren(table(['Number', 'Follows', 'Marketing consent', ''], found.results.map((r) => h('tr', { dataset: { lookup: r.phone_number } },
       h('td', {}, r.phone_number), h('td', {}, r.follows ? 'yes' : 'no'), h('td', {}, r.marketing_opt_in ? 'opted in' : 'no'),
-      h('td', {}, r.user_id ? historyButton(r.user_id, 4, 'Consent history') : null)))));
+      h('td', {}, r.user_id ? historyButton(r.user_id, 4, 'Consent evidence') : null)))));
   }, { phone_numbers: 'Each number' });
   const stat = (label, value) => h('div', { class: 'stat' }, h('b', {}, value), label);
   page('Audience',
-    h('p', { class: 'muted' }, 'Who follows your business and their marketing consent. Phone numbers are never shown: look up the numbers you already hold below. Select a follower to see their consent history.'),
+    h('p', { class: 'muted' }, 'Who follows your business and their marketing consent. Phone numbers are never shown: look up the numbers you already hold below. Select a follower to see the evidence of their consent.'),
     h('div', { class: 'stats' },
       stat('active followers', usage.followers.active),
       stat('opted in to marketing', usage.followers.marketing_opt_in)),
@@ -80,7 +115,8 @@ export async function audiencePage() {
     list.followers.length ? table(['Follower', 'Status', 'Marketing consent', 'Followed', 'Changed'], rows)
       : h('p', { class: 'muted' }, 'No followers match.'),
     list.has_more && last ? h('p', {}, h('a', { href: filterHash({ after: last.user_id }) }, 'Older followers')) : null,
-    h('h2', {}, 'Look up numbers'), lookup, results);
+    h('h2', {}, 'Look up numbers'), lookup, results,
+    ...wordingSection(wording));
 }
 
 export async function usagePage() {

@@ -564,11 +564,19 @@ try {
     assert.equal(await page.locator('tr[data-message] .badge.ok').count(), 1);
   });
 
-  await step('audience: the followers list, a follower\'s consent history and a look-up of numbers', async () => {
-    // The follower (not opted in) changes their mind: two entries in their history.
-    const patched = await apiCall('PATCH', `/businesses/${businessId}/follow`, { marketing_opt_in: true }, followerToken);
-    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+  await step('audience: the consent wording, the followers list, a follower\'s consent evidence and a look-up of numbers', async () => {
     await page.goto(`${BASE}/console/#/audience`);
+    await page.getByRole('heading', { name: 'Audience' }).waitFor();
+    // The owner sets the wording followers agree to: version 1.
+    await page.getByText('No wording set yet').waitFor();
+    await page.getByLabel(/New wording/).fill('Weekly offers by SMS. Reply STOP to end them.');
+    await page.getByRole('button', { name: 'Save as a new version' }).click();
+    await page.getByText('Version 1 is in force.').waitFor();
+    // The follower (not opted in) changes their mind, naming the wording they were shown: two
+    // entries in their ledger, the opt-in with that wording.
+    const patched = await apiCall('PATCH', `/businesses/${businessId}/follow`, { marketing_opt_in: true, consent_text_version: 1 }, followerToken);
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    await page.reload();
     await page.getByRole('heading', { name: 'Audience' }).waitFor();
     // The counts and the follows of the last 30 days, drawn in the page.
     const follows = page.getByRole('img', { name: /^Follows and unfollows per day/ });
@@ -584,11 +592,12 @@ try {
     await page.getByLabel('Marketing consent').selectOption('true');
     await row.first().waitFor();
     await row.first().getByRole('button').click();
-    const history = page.getByRole('region', { name: 'Consent history' });
+    const history = page.getByRole('region', { name: 'Consent evidence' });
     await history.waitFor();
     // It opens where it was asked for: the row right under the follower's.
-    await page.locator('tr[data-follower] + tr.history-row section[aria-label="Consent history"]').waitFor();
-    assert.equal(await history.locator('tbody tr').count(), 2);
+    await page.locator('tr[data-follower] + tr.history-row section[aria-label="Consent evidence"]').waitFor();
+    assert.equal(await history.locator('table').first().locator('tbody tr').count(), 2);
+    assert.match(await history.innerText(), /version 1 \(shown to them\): .*Weekly offers by SMS/);
     await page.getByLabel(/Phone numbers you hold/).fill(`${FOLLOWER}\n${STRANGER}`);
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.locator(`tr[data-lookup="${FOLLOWER}"]`).waitFor();
@@ -596,8 +605,8 @@ try {
     assert.match(await page.locator(`tr[data-lookup="${STRANGER}"]`).innerText(), /no/);
     // A result that follows links to its consent history, opened under it.
     assert.equal(await page.locator(`tr[data-lookup="${STRANGER}"]`).getByRole('button').count(), 0);
-    await page.locator(`tr[data-lookup="${FOLLOWER}"]`).getByRole('button', { name: 'Consent history' }).click();
-    await page.locator(`tr[data-lookup="${FOLLOWER}"] + tr.history-row section[aria-label="Consent history"]`).waitFor();
+    await page.locator(`tr[data-lookup="${FOLLOWER}"]`).getByRole('button', { name: 'Consent evidence' }).click();
+    await page.locator(`tr[data-lookup="${FOLLOWER}"] + tr.history-row section[aria-label="Consent evidence"]`).waitFor();
     await page.getByLabel(/Phone numbers you hold/).fill('not a number');
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.getByText('That is not a phone number the service can use.').waitFor();

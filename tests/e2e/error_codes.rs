@@ -709,6 +709,15 @@ e2e!(
             )
             .await
         );
+        let (_, stale_token) = app.user("+14155550277").await;
+        expect!(
+            "consent_text_changed",
+            call(Method::PUT, format!("/businesses/{}/follow", biz.id))
+                .token(&stale_token)
+                .json(json!({"marketing_opt_in": true, "consent_text_version": 7}))
+                .send(&app)
+                .await
+        );
         expect!(
             "broadcast_not_found",
             call(

@@ -14,6 +14,7 @@ mod broadcasts;
 mod broadcasts_runner;
 mod business_account;
 mod consent;
+mod consent_text;
 mod console;
 mod conversation_replies;
 mod conversations;

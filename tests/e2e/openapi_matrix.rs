@@ -137,6 +137,35 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
     ),
     (
         "get",
+        "/business/followers/{user_id}/evidence",
+        &[
+            "follow_not_found",
+            "not_a_business_account",
+            "business_suspended",
+        ],
+    ),
+    (
+        "put",
+        "/business/consent-text",
+        &[
+            "invalid_request",
+            "insufficient_role",
+            "not_a_business_account",
+            "business_suspended",
+        ],
+    ),
+    (
+        "get",
+        "/business/consent-text",
+        &["not_a_business_account", "business_suspended"],
+    ),
+    (
+        "get",
+        "/businesses/{businessAccountId}/consent-text",
+        &["business_not_found"],
+    ),
+    (
+        "get",
         "/business/messages",
         &[
             "invalid_limit",
@@ -301,12 +330,18 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
             "business_not_live",
             "cannot_follow_own_business",
             "business_not_found",
+            "consent_text_changed",
         ],
     ),
     (
         "patch",
         "/businesses/{businessAccountId}/follow",
-        &["invalid_request", "business_not_found", "follow_not_found"],
+        &[
+            "invalid_request",
+            "business_not_found",
+            "follow_not_found",
+            "consent_text_changed",
+        ],
     ),
     (
         "delete",

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
-use super::{followers, service};
-use crate::caller::{Member, User};
+use super::{followers, service, wording};
+use crate::caller::{Manager, Member, User};
 use crate::clock::rfc3339;
-use crate::entities::{follow_changes, follows};
+use crate::entities::{consent_texts, follow_changes, follows};
 use crate::state::Core;
 
 pub struct ConsentGrpc {
@@ -48,6 +48,7 @@ impl pb::consent_service_server::ConsentService for ConsentGrpc {
             &User::of(&self.core, &request).await?,
             &body.business_account_id,
             body.marketing_opt_in,
+            body.consent_text_version,
         )
         .await?;
         Ok(Response::new(follow_pb(follow)))
@@ -63,6 +64,7 @@ impl pb::consent_service_server::ConsentService for ConsentGrpc {
             &User::of(&self.core, &request).await?,
             &body.business_account_id,
             body.marketing_opt_in,
+            body.consent_text_version,
         )
         .await?;
         Ok(Response::new(follow_pb(follow)))
@@ -75,6 +77,26 @@ impl pb::consent_service_server::ConsentService for ConsentGrpc {
         let id = &request.get_ref().business_account_id;
         service::delete(&self.core, &User::of(&self.core, &request).await?, id).await?;
         Ok(Response::new(pb::Empty {}))
+    }
+
+    async fn get_consent_text(
+        &self,
+        request: Request<pb::FollowRequest>,
+    ) -> Result<Response<pb::ConsentTextAnswer>, Status> {
+        let id = &request.get_ref().business_account_id;
+        let text =
+            wording::for_user(&self.core, &User::of(&self.core, &request).await?, id).await?;
+        Ok(Response::new(pb::ConsentTextAnswer {
+            consent_text: text.map(consent_text_pb),
+        }))
+    }
+}
+
+fn consent_text_pb(t: consent_texts::Model) -> pb::ConsentText {
+    pb::ConsentText {
+        version: t.version,
+        text: t.text,
+        created_at: rfc3339(t.created_at),
     }
 }
 
@@ -157,6 +179,65 @@ impl pb::audience_service_server::AudienceService for AudienceGrpc {
         .await?;
         Ok(Response::new(pb::FollowerChanges {
             changes: changes.into_iter().map(change_pb).collect(),
+        }))
+    }
+
+    async fn put_consent_text(
+        &self,
+        request: Request<pb::PutConsentTextRequest>,
+    ) -> Result<Response<pb::ConsentText>, Status> {
+        let manager = Manager::of(&self.core, &request).await?;
+        let text = wording::set(&self.core, &manager, &request.get_ref().text).await?;
+        Ok(Response::new(consent_text_pb(text)))
+    }
+
+    async fn get_consent_text(
+        &self,
+        request: Request<pb::Empty>,
+    ) -> Result<Response<pb::ConsentTextAnswer>, Status> {
+        let text = wording::current(&self.core, &Member::of(&self.core, &request).await?).await?;
+        Ok(Response::new(pb::ConsentTextAnswer {
+            consent_text: text.map(consent_text_pb),
+        }))
+    }
+
+    async fn follower_evidence(
+        &self,
+        request: Request<pb::FollowerHistoryRequest>,
+    ) -> Result<Response<pb::FollowerEvidenceAnswer>, Status> {
+        let evidence = wording::evidence(
+            &self.core,
+            &Member::of(&self.core, &request).await?,
+            &request.get_ref().user_id,
+        )
+        .await?;
+        Ok(Response::new(pb::FollowerEvidenceAnswer {
+            user_id: evidence.user_id.to_string(),
+            changes: evidence
+                .changes
+                .into_iter()
+                .map(|e| pb::EvidenceChange {
+                    at: rfc3339(e.change.at),
+                    status: e.change.status.to_string(),
+                    marketing_opt_in: e.change.marketing_opt_in,
+                    source: e.change.source.to_string(),
+                    opt_in: e.opt_in,
+                    consent_text: e.consent_text.map(consent_text_pb),
+                    user_named_version: e.change.user_named_version,
+                })
+                .collect(),
+            marketing_messages: evidence
+                .marketing_messages
+                .into_iter()
+                .map(|m| pb::EvidenceMessage {
+                    id: m.id.to_string(),
+                    created_at: rfc3339(m.created_at),
+                    status: m.status.to_string(),
+                    completed_at: m.completed_at.map(rfc3339),
+                    failure_reason: m.failure_reason.map(|r| r.to_string()),
+                    broadcast_id: m.broadcast_id.map(|b| b.to_string()),
+                })
+                .collect(),
         }))
     }
 }

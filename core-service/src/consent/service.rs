@@ -13,7 +13,7 @@ use proto::vocabulary::{ChangeSource, EventType, FollowStatus};
 use sea_orm::TransactionTrait;
 use uuid::Uuid;
 
-use super::store;
+use super::{store, wording};
 use crate::business::store as business_store;
 use crate::caller::User;
 use crate::entities::{business_accounts, follows};
@@ -42,6 +42,7 @@ async fn apply(
     business_id: Uuid,
     user_id: Uuid,
     source: ChangeSource,
+    named: Option<i32>,
     change: impl Fn(Option<&follows::Model>, DateTime<Utc>) -> AppResult<Option<follows::Model>>,
 ) -> AppResult<Option<follows::Model>> {
     // A first follow racing another first follow of the same pair inserts once; the loser
@@ -50,6 +51,12 @@ async fn apply(
         let now = core.clock.now();
         let txn = core.db.begin().await?;
         let before = store::follow_for_update(&txn, business_id, user_id).await?;
+        // A consent wording version the user named must be the one in force, whatever the
+        // call changes (even nothing).
+        let named_in_force = match named {
+            Some(_) => Some(wording::in_force(&txn, business_id, named).await?),
+            None => None,
+        };
         let Some(after) = change(before.as_ref(), now)? else {
             return Ok(before);
         };
@@ -67,10 +74,21 @@ async fn apply(
         let mut tally = Tally::new();
         let queued = match event_of(before.as_ref(), &after) {
             Some(event_type) => {
+                // A marketing opt-in records the wording in force and whether the user named it.
+                let opted_in =
+                    |f: &follows::Model| f.status == FollowStatus::Active && f.marketing_opt_in;
+                let opt_in = opted_in(&after) && !before.as_ref().is_some_and(opted_in);
+                let consent_text_version = match (opt_in, named_in_force) {
+                    (false, _) => None,
+                    (true, Some(version)) => version,
+                    (true, None) => wording::in_force(&txn, business_id, None).await?,
+                };
                 let change = store::Change {
                     follow: &after,
                     at: now,
                     source,
+                    consent_text_version,
+                    user_named_version: opt_in && named.is_some(),
                 };
                 store::log_changes(&txn, &[change]).await?;
                 tally.follow(
@@ -110,12 +128,19 @@ pub async fn follow_many(core: &Core, business_id: Uuid, people: &[(Uuid, bool)]
             updated_at: Some(now),
         })
         .collect();
+    let txn = core.db.begin().await?;
+    let in_force = match people.iter().any(|(_, opt_in)| *opt_in) {
+        true => wording::in_force(&txn, business_id, None).await?,
+        false => None,
+    };
     let changes: Vec<store::Change> = follows
         .iter()
         .map(|follow| store::Change {
             follow,
             at: now,
             source: ChangeSource::User,
+            consent_text_version: in_force.filter(|_| follow.marketing_opt_in),
+            user_named_version: false,
         })
         .collect();
     let events = follows
@@ -131,7 +156,6 @@ pub async fn follow_many(core: &Core, business_id: Uuid, people: &[(Uuid, bool)]
     for follow in &follows {
         tally.follow(business_id, None, counted(follow), now.timestamp_millis());
     }
-    let txn = core.db.begin().await?;
     store::insert_many(&txn, &follows).await?;
     store::log_changes(&txn, &changes).await?;
     let queued = crate::events::record_many(&txn, events, now, &mut tally).await?;
@@ -185,15 +209,17 @@ pub async fn get(core: &Core, user: &User, business_id: &str) -> AppResult<follo
         })
 }
 
-/// Follows a live, active business (again); `marketing_opt_in` defaults to false.
+/// Follows a live, active business (again); `marketing_opt_in` defaults to false. A
+/// `consent_text_version` must be the business's wording in force.
 ///
 /// Errors: `unauthorized`, `account_suspended`, `business_not_found`,
-/// `cannot_follow_own_business`, `business_not_live`.
+/// `cannot_follow_own_business`, `business_not_live`, `consent_text_changed`.
 pub async fn put(
     core: &Core,
     user: &User,
     business_id: &str,
     marketing_opt_in: Option<bool>,
+    consent_text_version: Option<i32>,
 ) -> AppResult<follows::Model> {
     let business = business(core, business_id).await?;
     if business.id == user.id {
@@ -218,6 +244,7 @@ pub async fn put(
         business.id,
         user.id,
         ChangeSource::User,
+        consent_text_version,
         |existing, now| {
             let followed_at = match existing {
                 Some(f) if f.status == FollowStatus::Active => f.followed_at.or(Some(now)),
@@ -237,15 +264,17 @@ pub async fn put(
     follow.ok_or_else(|| AppError::internal("a follow was not written"))
 }
 
-/// Changes marketing consent on an active follow.
+/// Changes marketing consent on an active follow. A `consent_text_version` must be the
+/// business's wording in force.
 ///
 /// Errors: `unauthorized`, `account_suspended`, `invalid_request`, `business_not_found`,
-/// `follow_not_found`.
+/// `follow_not_found`, `consent_text_changed`.
 pub async fn patch(
     core: &Core,
     user: &User,
     business_id: &str,
     marketing_opt_in: Option<bool>,
+    consent_text_version: Option<i32>,
 ) -> AppResult<follows::Model> {
     let business = business(core, business_id).await?;
     let opt_in = marketing_opt_in
@@ -255,6 +284,7 @@ pub async fn patch(
         business.id,
         user.id,
         ChangeSource::User,
+        consent_text_version,
         |existing, now| {
             let follow = existing
                 .filter(|f| f.status == FollowStatus::Active)
@@ -277,7 +307,15 @@ pub async fn patch(
 /// Errors: `unauthorized`, `account_suspended`, `business_not_found`.
 pub async fn delete(core: &Core, user: &User, business_id: &str) -> AppResult<()> {
     let business = business(core, business_id).await?;
-    apply(core, business.id, user.id, ChangeSource::User, unfollow).await?;
+    apply(
+        core,
+        business.id,
+        user.id,
+        ChangeSource::User,
+        None,
+        unfollow,
+    )
+    .await?;
     Ok(())
 }
 
@@ -357,6 +395,7 @@ pub async fn withdraw(
         business.id,
         user.id,
         ChangeSource::Operator,
+        None,
         |existing, now| {
             let follow = existing.ok_or_else(no_follow)?;
             Ok(match withdrawal {

@@ -9,7 +9,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use crate::entities::{follow_changes, follows, users};
+use crate::entities::{consent_texts, follow_changes, follows, messages, users};
 use crate::error::AppResult;
 
 pub async fn follow(
@@ -82,6 +82,10 @@ pub struct Change<'a> {
     pub follow: &'a follows::Model,
     pub at: DateTime<Utc>,
     pub source: ChangeSource,
+    /// On a marketing opt-in: the consent wording version in force, and whether the user's
+    /// call named it.
+    pub consent_text_version: Option<i32>,
+    pub user_named_version: bool,
 }
 
 /// Appends many changes to the consent ledger, with one statement.
@@ -96,6 +100,8 @@ pub async fn log_changes(db: &impl ConnectionTrait, changes: &[Change<'_>]) -> A
         status: Set(change.follow.status),
         marketing_opt_in: Set(change.follow.marketing_opt_in),
         source: Set(change.source),
+        consent_text_version: Set(change.consent_text_version),
+        user_named_version: Set(change.user_named_version),
         ..Default::default()
     });
     follow_changes::Entity::insert_many(rows)
@@ -202,4 +208,82 @@ pub async fn save(db: &impl ConnectionTrait, follow: follows::Model) -> AppResul
         .exec_without_returning(db)
         .await?;
     Ok(follow)
+}
+
+/// The consent wording in force for a business: its highest version, if it set any.
+pub async fn consent_text(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+) -> AppResult<Option<consent_texts::Model>> {
+    Ok(consent_texts::Entity::find()
+        .filter(consent_texts::Column::BusinessId.eq(business_id))
+        .order_by_desc(consent_texts::Column::Version)
+        .one(db)
+        .await?)
+}
+
+/// These versions of a business's consent wording (those that exist).
+pub async fn consent_text_versions(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    versions: Vec<i32>,
+) -> AppResult<Vec<consent_texts::Model>> {
+    if versions.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(consent_texts::Entity::find()
+        .filter(consent_texts::Column::BusinessId.eq(business_id))
+        .filter(consent_texts::Column::Version.is_in(versions))
+        .all(db)
+        .await?)
+}
+
+/// Adds a version of a business's consent wording unless that version exists; returns whether
+/// it inserted (two concurrent changes both picking the next number insert once).
+pub async fn insert_consent_text(
+    db: &impl ConnectionTrait,
+    text: &consent_texts::Model,
+) -> AppResult<bool> {
+    let row = consent_texts::ActiveModel {
+        business_id: Set(text.business_id),
+        version: Set(text.version),
+        text: Set(text.text.clone()),
+        created_at: Set(text.created_at),
+        created_by: Set(text.created_by),
+    };
+    let inserted = consent_texts::Entity::insert(row)
+        .on_conflict(
+            OnConflict::columns([
+                consent_texts::Column::BusinessId,
+                consent_texts::Column::Version,
+            ])
+            .do_nothing()
+            .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await;
+    match inserted {
+        Ok(rows) => Ok(rows > 0),
+        Err(sea_orm::DbErr::RecordNotInserted) => Ok(false),
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// The marketing messages a business sent one user that are still kept, newest first, at most
+/// `limit` (read through the thread index: business, recipient, time).
+pub async fn marketing_messages(
+    db: &impl ConnectionTrait,
+    business_id: Uuid,
+    user_id: Uuid,
+    limit: u64,
+) -> AppResult<Vec<messages::Model>> {
+    Ok(messages::Entity::find()
+        .filter(messages::Column::BusinessId.eq(business_id))
+        .filter(messages::Column::RecipientUserId.eq(user_id))
+        .filter(messages::Column::Category.eq(proto::vocabulary::Category::Marketing))
+        .order_by_desc(messages::Column::CreatedAt)
+        .order_by_desc(messages::Column::Id)
+        .limit(limit)
+        .all(db)
+        .await?)
 }

@@ -140,9 +140,12 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
         ("post", "/business/followers/lookup") => {
             [&console[..], &[E::InvalidPhoneNumber, E::RateLimited]].concat()
         }
-        ("get", "/business/followers/{user_id}/history") => {
+        ("get", "/business/followers/{user_id}/history")
+        | ("get", "/business/followers/{user_id}/evidence") => {
             [&console[..], &[E::FollowNotFound]].concat()
         }
+        ("put", "/business/consent-text") => editor.to_vec(),
+        ("get", "/business/consent-text") => console.to_vec(),
         ("post", "/business/messages") => [
             &console[..],
             SEND_SHAPE,
@@ -277,10 +280,14 @@ pub fn route_codes(method: &str, path: &str) -> Option<Vec<ErrorCode>> {
             E::BusinessNotFound,
             E::BusinessNotLive,
             E::CannotFollowOwnBusiness,
+            E::ConsentTextChanged,
         ],
-        ("patch", "/businesses/{businessAccountId}/follow") => {
-            vec![E::BusinessNotFound, E::FollowNotFound]
-        }
+        ("patch", "/businesses/{businessAccountId}/follow") => vec![
+            E::BusinessNotFound,
+            E::FollowNotFound,
+            E::ConsentTextChanged,
+        ],
+        ("get", "/businesses/{businessAccountId}/consent-text") => vec![E::BusinessNotFound],
         ("delete", "/businesses/{businessAccountId}/follow") => vec![E::BusinessNotFound],
         ("delete", "/me/grants/{client_id}") => vec![E::GrantNotFound],
         ("post", "/v1/{businessAccountId}/messages") => [
@@ -439,6 +446,10 @@ pub(super) fn example_detail(code: ErrorCode) -> &'static str {
              their names)"
         }
         E::TemplateArchived => "template order_shipped is archived",
+        E::ConsentTextChanged => {
+            "consent_text_version: version 1 is not the wording in force (version 2): show the \
+             user the current wording and ask again"
+        }
         E::Unauthorized => "a valid access token is required",
         E::InvalidAppToken => "the app token is missing, invalid or revoked",
         E::InvalidRefreshToken => "the refresh token is invalid, expired or already used",

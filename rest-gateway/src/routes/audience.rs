@@ -1,5 +1,6 @@
 //! `/business/followers`: a business's audience (the followers list, a look-up of numbers it
-//! holds, one follower's consent history).
+//! holds, one follower's consent history and the evidence of their marketing consent), and
+//! `/business/consent-text`, the wording its followers agree to.
 
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
@@ -197,6 +198,160 @@ pub async fn follower_history(
                     status: c.status,
                     marketing_opt_in: c.marketing_opt_in,
                     source: c.source,
+                })
+                .collect(),
+        },
+    ))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PutConsentTextBody {
+    /// 1 to 2,000 characters, not blank.
+    #[schema(min_length = 1, max_length = 2000)]
+    pub text: String,
+}
+
+/// Set the consent wording (owner, admin): a new version, unless `text` is the wording in force
+/// (then nothing changes and that version answers). Earlier versions are kept: each marketing
+/// opt-in names the version it was given under.
+#[utoipa::path(put, path = "/business/consent-text", operation_id = "set_consent_text", tag = "audience",
+    security(("bearer" = [])),
+    request_body = PutConsentTextBody,
+    responses(
+        (status = 200, description = "The wording in force", body = Envelope<crate::routes::consent::ConsentText>),
+    ))]
+pub async fn put_consent_text(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    JsonBody(body): JsonBody<PutConsentTextBody>,
+) -> ApiResult {
+    let text = state
+        .audience
+        .clone()
+        .put_consent_text(ctx.request(pb::PutConsentTextRequest { text: body.text }))
+        .await?
+        .into_inner();
+    Ok(ok(
+        StatusCode::OK,
+        crate::routes::consent::ConsentText::from(text),
+    ))
+}
+
+/// The consent wording in force; `data` is null when none was set.
+#[utoipa::path(get, path = "/business/consent-text", operation_id = "get_consent_text", tag = "audience",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The wording in force, or null", body = Envelope<crate::routes::consent::ConsentTextOrNull>),
+    ))]
+pub async fn get_consent_text(State(state): State<AppState>, ctx: CallContext) -> ApiResult {
+    let answer = state
+        .audience
+        .clone()
+        .get_consent_text(ctx.request(pb::Empty {}))
+        .await?
+        .into_inner();
+    Ok(ok(
+        StatusCode::OK,
+        crate::routes::consent::ConsentTextOrNull::from(answer),
+    ))
+}
+
+/// One change of a follower's consent ledger, as evidence.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EvidenceChange {
+    #[schema(format = DateTime)]
+    pub at: String,
+    #[schema(value_type = crate::schema::FollowStatus)]
+    pub status: String,
+    pub marketing_opt_in: bool,
+    #[schema(value_type = crate::schema::ChangeSource)]
+    pub source: String,
+    /// Whether this change gave marketing consent (an opt-in).
+    pub opt_in: bool,
+    /// An opt-in's wording: the version in force when it was given; null when the business had
+    /// set none then (and for changes that are not opt-ins).
+    #[schema(value_type = Option<crate::routes::consent::ConsentText>)]
+    pub consent_text: Option<crate::routes::consent::ConsentText>,
+    /// An opt-in: whether the user's call named that version (the app showed it).
+    pub user_named_version: bool,
+}
+
+/// A marketing message sent to the follower that is still kept.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EvidenceMessage {
+    #[schema(format = Uuid)]
+    pub id: String,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    #[schema(value_type = crate::schema::MessageStatus)]
+    pub status: String,
+    #[schema(format = DateTime)]
+    pub completed_at: Option<String>,
+    #[schema(value_type = Option<crate::schema::FailureReason>)]
+    pub failure_reason: Option<String>,
+    #[schema(format = Uuid)]
+    pub broadcast_id: Option<String>,
+}
+
+/// What proves one follower's marketing consent.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FollowerEvidence {
+    #[schema(format = Uuid)]
+    pub user_id: String,
+    /// The consent ledger, oldest first.
+    pub changes: Vec<EvidenceChange>,
+    /// The marketing messages sent to them that are still kept, newest first, at most 1,000.
+    pub marketing_messages: Vec<EvidenceMessage>,
+}
+
+/// What proves one follower's marketing consent: every change of their follow, each opt-in
+/// with the wording it was given under and whether they named it, and the marketing messages
+/// sent to them that are still kept.
+#[utoipa::path(get, path = "/business/followers/{user_id}/evidence", operation_id = "get_follower_evidence", tag = "audience",
+    security(("bearer" = [])),
+    params(("user_id" = String, Path, format = Uuid)),
+    responses(
+        (status = 200, description = "The evidence", body = Envelope<FollowerEvidence>),
+    ))]
+pub async fn follower_evidence(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    PathParam(user_id): PathParam,
+) -> ApiResult {
+    let evidence = state
+        .audience
+        .clone()
+        .follower_evidence(ctx.request(pb::FollowerHistoryRequest { user_id }))
+        .await?
+        .into_inner();
+    Ok(ok(
+        StatusCode::OK,
+        FollowerEvidence {
+            user_id: evidence.user_id,
+            changes: evidence
+                .changes
+                .into_iter()
+                .map(|c| EvidenceChange {
+                    at: c.at,
+                    status: c.status,
+                    marketing_opt_in: c.marketing_opt_in,
+                    source: c.source,
+                    opt_in: c.opt_in,
+                    consent_text: c.consent_text.map(Into::into),
+                    user_named_version: c.user_named_version,
+                })
+                .collect(),
+            marketing_messages: evidence
+                .marketing_messages
+                .into_iter()
+                .map(|m| EvidenceMessage {
+                    id: m.id,
+                    created_at: m.created_at,
+                    status: m.status,
+                    completed_at: m.completed_at,
+                    failure_reason: m.failure_reason,
+                    broadcast_id: m.broadcast_id,
                 })
                 .collect(),
         },

@@ -1,4 +1,7 @@
-//! `/businesses/{businessAccountId}/follow`: a user's follow and marketing consent.
+//! `/businesses/{businessAccountId}/follow`: a user's follow and marketing consent, and the
+//! business's consent wording the user is shown before opting in
+//! (`/businesses/{businessAccountId}/consent-text`; its team sets it at
+//! `/business/consent-text`).
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -45,6 +48,12 @@ pub struct PutFollowBody {
     /// Default false.
     #[serde(default)]
     pub marketing_opt_in: Option<bool>,
+    /// The consent wording version the user was shown (`GET
+    /// /businesses/{businessAccountId}/consent-text`): a marketing opt-in records that the user
+    /// named it; a version no longer in force is 409 `consent_text_changed`.
+    #[serde(default)]
+    #[schema(minimum = 1)]
+    pub consent_text_version: Option<i32>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -52,6 +61,93 @@ pub struct PutFollowBody {
 pub struct PatchFollowBody {
     #[schema(value_type = bool, required = true)]
     pub marketing_opt_in: Option<bool>,
+    /// As on `PUT`.
+    #[serde(default)]
+    #[schema(minimum = 1)]
+    pub consent_text_version: Option<i32>,
+}
+
+/// One version of a business's consent wording: what its followers agree to when they opt in
+/// to its marketing.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ConsentText {
+    /// From 1; each change of the wording is the next.
+    pub version: i32,
+    pub text: String,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+}
+
+impl From<pb::ConsentText> for ConsentText {
+    fn from(t: pb::ConsentText) -> Self {
+        ConsentText {
+            version: t.version,
+            text: t.text,
+            created_at: t.created_at,
+        }
+    }
+}
+
+/// The wording in force, or null when the business set none.
+#[derive(Debug, Serialize)]
+#[serde(transparent)]
+pub struct ConsentTextOrNull(pub Option<ConsentText>);
+
+impl utoipa::PartialSchema for ConsentTextOrNull {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+        OneOfBuilder::new()
+            .item(utoipa::openapi::Ref::from_schema_name("ConsentText"))
+            .item(ObjectBuilder::new().schema_type(Type::Null))
+            .into()
+    }
+}
+
+impl ToSchema for ConsentTextOrNull {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        schemas.push((
+            "ConsentText".to_string(),
+            <ConsentText as utoipa::PartialSchema>::schema(),
+        ));
+    }
+}
+
+impl From<pb::ConsentTextAnswer> for ConsentTextOrNull {
+    fn from(answer: pb::ConsentTextAnswer) -> Self {
+        ConsentTextOrNull(answer.consent_text.map(ConsentText::from))
+    }
+}
+
+/// A business's consent wording in force, shown to the user beside the marketing opt-in (name
+/// its `version` when following or opting in); `data` is null when the business set none.
+#[utoipa::path(get, path = "/businesses/{businessAccountId}/consent-text", operation_id = "get_business_consent_text", tag = "follow",
+    security(("bearer" = [])),
+    params(("businessAccountId" = String, Path, format = Uuid)),
+    responses(
+        (status = 200, description = "The wording in force, or null", body = Envelope<ConsentTextOrNull>),
+    ))]
+pub async fn get_consent_text(
+    State(state): State<AppState>,
+    ctx: CallContext,
+    PathParam(id): PathParam,
+) -> ApiResult {
+    let message = pb::FollowRequest {
+        business_account_id: uuid_path(&id)?,
+    };
+    let answer = state
+        .consent
+        .clone()
+        .get_consent_text(ctx.request(message))
+        .await?;
+    Ok(ok(
+        StatusCode::OK,
+        ConsentTextOrNull::from(answer.into_inner()),
+    ))
 }
 
 /// The caller's follow of a business (active or unfollowed).
@@ -94,6 +190,7 @@ pub async fn put_follow(
     let message = pb::PutFollowRequest {
         business_account_id: uuid_path(&id)?,
         marketing_opt_in: body.marketing_opt_in,
+        consent_text_version: body.consent_text_version,
     };
     let follow = state
         .consent
@@ -120,6 +217,7 @@ pub async fn patch_follow(
     let message = pb::PatchFollowRequest {
         business_account_id: uuid_path(&id)?,
         marketing_opt_in: body.marketing_opt_in,
+        consent_text_version: body.consent_text_version,
     };
     let follow = state
         .consent

@@ -42,9 +42,15 @@ pub fn router() -> OpenApiRouter<AppState> {
             consent::patch_follow,
             consent::delete_follow
         ))
+        .routes(routes!(consent::get_consent_text))
         .routes(routes!(audience::list_followers))
         .routes(routes!(audience::lookup_followers))
         .routes(routes!(audience::follower_history))
+        .routes(routes!(audience::follower_evidence))
+        .routes(routes!(
+            audience::put_consent_text,
+            audience::get_consent_text
+        ))
         .routes(routes!(team::list_team, team::add_member))
         .routes(routes!(team::remove_member))
         .routes(routes!(apps::list_apps, apps::create_app))

@@ -274,6 +274,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/business/consent-text": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The consent wording in force; `data` is null when none was set. */
+        get: operations["get_consent_text"];
+        /**
+         * Set the consent wording (owner, admin): a new version, unless `text` is the wording in force
+         *     (then nothing changes and that version answers). Earlier versions are kept: each marketing
+         *     opt-in names the version it was given under.
+         */
+        put: operations["set_consent_text"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/business/conversations": {
         parameters: {
             query?: never;
@@ -467,6 +489,27 @@ export interface paths {
          *     `FOLLOWER_LOOKUPS_PER_HOUR`; a request over it is refused whole.
          */
         post: operations["lookup_followers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/business/followers/{user_id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What proves one follower's marketing consent: every change of their follow, each opt-in
+         *     with the wording it was given under and whether they named it, and the marketing messages
+         *     sent to them that are still kept.
+         */
+        get: operations["get_follower_evidence"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -918,6 +961,26 @@ export interface paths {
         put?: never;
         /** Queue a signed `webhook.test` delivery to this (active) endpoint. */
         post: operations["test_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/businesses/{businessAccountId}/consent-text": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A business's consent wording in force, shown to the user beside the marketing opt-in (name
+         *     its `version` when following or opting in); `data` is null when the business set none.
+         */
+        get: operations["get_business_consent_text"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1751,6 +1814,21 @@ export interface components {
             /** @description Always true (a send that would be refused answers its error instead). */
             would_send: boolean;
         };
+        /**
+         * @description One version of a business's consent wording: what its followers agree to when they opt in
+         *     to its marketing.
+         */
+        ConsentText: {
+            /** Format: date-time */
+            created_at: string;
+            text: string;
+            /**
+             * Format: int32
+             * @description From 1; each change of the wording is the next.
+             */
+            version: number;
+        };
+        ConsentTextOrNull: components["schemas"]["ConsentText"] | null;
         /** @description A conversation as its business sees it (never a phone number). */
         Conversation: {
             /** Format: uuid */
@@ -2116,6 +2194,42 @@ export interface components {
             timestamp: string;
         };
         /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
+        Envelope_ConsentText: {
+            data: components["schemas"]["ConsentText"];
+            /**
+             * @description Failures only: one sentence saying why, naming the field and the rule where there is
+             *     one. Never a secret, a stack trace or SQL.
+             */
+            detail?: string | null;
+            /** @description `message_sent` for sends, `ok` for other successes, the error code on failure. */
+            message: string;
+            /** @description true on success, false on failure. */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description When the answer was made (RFC 3339, UTC).
+             */
+            timestamp: string;
+        };
+        /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
+        Envelope_ConsentTextOrNull: {
+            data: components["schemas"]["ConsentTextOrNull"];
+            /**
+             * @description Failures only: one sentence saying why, naming the field and the rule where there is
+             *     one. Never a secret, a stack trace or SQL.
+             */
+            detail?: string | null;
+            /** @description `message_sent` for sends, `ok` for other successes, the error code on failure. */
+            message: string;
+            /** @description true on success, false on failure. */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description When the answer was made (RFC 3339, UTC).
+             */
+            timestamp: string;
+        };
+        /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
         Envelope_Conversation: {
             data: components["schemas"]["Conversation"];
             /**
@@ -2244,6 +2358,24 @@ export interface components {
         /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
         Envelope_Follow: {
             data: components["schemas"]["Follow"];
+            /**
+             * @description Failures only: one sentence saying why, naming the field and the rule where there is
+             *     one. Never a secret, a stack trace or SQL.
+             */
+            detail?: string | null;
+            /** @description `message_sent` for sends, `ok` for other successes, the error code on failure. */
+            message: string;
+            /** @description true on success, false on failure. */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @description When the answer was made (RFC 3339, UTC).
+             */
+            timestamp: string;
+        };
+        /** @description `{success, message, data, timestamp}`, and on failure `detail`. */
+        Envelope_FollowerEvidence: {
+            data: components["schemas"]["FollowerEvidence"];
             /**
              * @description Failures only: one sentence saying why, naming the field and the rule where there is
              *     one. Never a secret, a stack trace or SQL.
@@ -2767,7 +2899,7 @@ export interface components {
          * @description Every error code the service answers with (the `message` of a failure). Each route lists its own in its answers.
          * @enum {string}
          */
-        ErrorCode: "malformed_json" | "invalid_request" | "invalid_phone_number" | "invalid_otp_code" | "invalid_limit" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "recipient_not_found" | "invalid_idempotency_key" | "invalid_webhook_url" | "invalid_webhook_events" | "invalid_app_scopes" | "user_not_found" | "user_in_another_business" | "cannot_remove_owner" | "team_member_not_found" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid" | "unauthorized" | "invalid_app_token" | "invalid_refresh_token" | "invalid_qr_secret" | "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role" | "owner_required" | "console_access_required" | "authentication_reserved" | "app_scope_required" | "app_business_mismatch" | "live_business_required" | "business_not_live" | "cannot_follow_own_business" | "business_follow_required" | "marketing_opt_in_required" | "service_window_closed" | "conversation_blocked" | "not_found" | "business_not_found" | "qr_session_not_found" | "follow_not_found" | "app_not_found" | "webhook_not_found" | "grant_not_found" | "message_not_found" | "delivery_not_found" | "broadcast_not_found" | "conversation_not_found" | "template_not_found" | "method_not_allowed" | "request_timeout" | "business_already_exists" | "user_already_exists" | "idempotency_key_conflict" | "idempotency_in_progress" | "qr_session_not_pending" | "qr_session_not_approved" | "qr_session_already_exchanged" | "webhook_url_conflict" | "webhook_paused" | "delivery_not_failed" | "message_not_cancelable" | "broadcast_not_cancelable" | "webhook_limit_reached" | "template_name_taken" | "template_archived" | "payload_too_large" | "request_header_too_large" | "rate_limited" | "business_send_rate_limited" | "internal_error" | "sms_delivery_unavailable" | "service_unavailable";
+        ErrorCode: "malformed_json" | "invalid_request" | "invalid_phone_number" | "invalid_otp_code" | "invalid_limit" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "recipient_not_found" | "invalid_idempotency_key" | "invalid_webhook_url" | "invalid_webhook_events" | "invalid_app_scopes" | "user_not_found" | "user_in_another_business" | "cannot_remove_owner" | "team_member_not_found" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid" | "unauthorized" | "invalid_app_token" | "invalid_refresh_token" | "invalid_qr_secret" | "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role" | "owner_required" | "console_access_required" | "authentication_reserved" | "app_scope_required" | "app_business_mismatch" | "live_business_required" | "business_not_live" | "cannot_follow_own_business" | "business_follow_required" | "marketing_opt_in_required" | "service_window_closed" | "conversation_blocked" | "not_found" | "business_not_found" | "qr_session_not_found" | "follow_not_found" | "app_not_found" | "webhook_not_found" | "grant_not_found" | "message_not_found" | "delivery_not_found" | "broadcast_not_found" | "conversation_not_found" | "template_not_found" | "method_not_allowed" | "request_timeout" | "business_already_exists" | "user_already_exists" | "idempotency_key_conflict" | "idempotency_in_progress" | "qr_session_not_pending" | "qr_session_not_approved" | "qr_session_already_exchanged" | "webhook_url_conflict" | "webhook_paused" | "delivery_not_failed" | "message_not_cancelable" | "broadcast_not_cancelable" | "webhook_limit_reached" | "template_name_taken" | "template_archived" | "consent_text_changed" | "payload_too_large" | "request_header_too_large" | "rate_limited" | "business_send_rate_limited" | "internal_error" | "sms_delivery_unavailable" | "service_unavailable";
         /**
          * @description A failure: `message` is the error code, `data` is null, `detail` says why.
          * @example {
@@ -2816,6 +2948,32 @@ export interface components {
          */
         EventType: "message.sent" | "message.failed" | "grant.revoked" | "follow.created" | "follow.updated" | "follow.deleted" | "broadcast.completed" | "message.received" | "message.read" | "webhook.failing" | "webhook.recovered";
         EventTypeList: components["schemas"]["EventType"][];
+        /** @description One change of a follower's consent ledger, as evidence. */
+        EvidenceChange: {
+            /** Format: date-time */
+            at: string;
+            consent_text?: components["schemas"]["ConsentText"] | null;
+            marketing_opt_in: boolean;
+            /** @description Whether this change gave marketing consent (an opt-in). */
+            opt_in: boolean;
+            source: components["schemas"]["ChangeSource"];
+            status: components["schemas"]["FollowStatus"];
+            /** @description An opt-in: whether the user's call named that version (the app showed it). */
+            user_named_version: boolean;
+        };
+        /** @description A marketing message sent to the follower that is still kept. */
+        EvidenceMessage: {
+            /** Format: uuid */
+            broadcast_id?: string | null;
+            /** Format: date-time */
+            completed_at?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            failure_reason?: components["schemas"]["FailureReason"] | null;
+            /** Format: uuid */
+            id: string;
+            status: components["schemas"]["MessageStatus"];
+        };
         /**
          * @description Why a message failed.
          * @enum {string}
@@ -2873,6 +3031,15 @@ export interface components {
             marketing_opt_in: boolean;
             source: components["schemas"]["ChangeSource"];
             status: components["schemas"]["FollowStatus"];
+        };
+        /** @description What proves one follower's marketing consent. */
+        FollowerEvidence: {
+            /** @description The consent ledger, oldest first. */
+            changes: components["schemas"]["EvidenceChange"][];
+            /** @description The marketing messages sent to them that are still kept, newest first, at most 1,000. */
+            marketing_messages: components["schemas"]["EvidenceMessage"][];
+            /** Format: uuid */
+            user_id: string;
         };
         FollowerHistory: {
             /** @description Oldest first. */
@@ -3279,9 +3446,25 @@ export interface components {
             phone_number: string;
         };
         PatchFollowBody: {
+            /**
+             * Format: int32
+             * @description As on `PUT`.
+             */
+            consent_text_version?: number | null;
             marketing_opt_in: boolean;
         };
+        PutConsentTextBody: {
+            /** @description 1 to 2,000 characters, not blank. */
+            text: string;
+        };
         PutFollowBody: {
+            /**
+             * Format: int32
+             * @description The consent wording version the user was shown (`GET
+             *     /businesses/{businessAccountId}/consent-text`): a marketing opt-in records that the user
+             *     named it; a version no longer in force is 409 `consent_text_changed`.
+             */
+            consent_text_version?: number | null;
             /** @description Default false. */
             marketing_opt_in?: boolean | null;
         };
@@ -6298,6 +6481,223 @@ export interface operations {
             };
         };
     };
+    get_consent_text: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The wording in force, or null */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "created_at": "2026-11-23T10:00:00.000Z",
+                     *         "text": "text",
+                     *         "version": 1
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_ConsentTextOrNull"];
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    set_consent_text: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "text"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PutConsentTextBody"];
+            };
+        };
+        responses: {
+            /** @description The wording in force */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "created_at": "2026-11-23T10:00:00.000Z",
+                     *         "text": "text",
+                     *         "version": 1
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_ConsentText"];
+                };
+            };
+            /** @description Bad Request: `malformed_json`, `invalid_request` */
+            400: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "malformed_json" | "invalid_request";
+                    };
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended`, `insufficient_role` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description Payload Too Large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     list_conversations: {
         parameters: {
             query?: {
@@ -7939,6 +8339,135 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         message?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    get_follower_evidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The evidence */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "changes": [
+                     *           {
+                     *             "at": "2026-11-23T10:00:00.000Z",
+                     *             "consent_text": {
+                     *               "created_at": "2026-11-23T10:00:00.000Z",
+                     *               "text": "text",
+                     *               "version": 1
+                     *             },
+                     *             "marketing_opt_in": true,
+                     *             "opt_in": true,
+                     *             "source": "user",
+                     *             "status": "active",
+                     *             "user_named_version": true
+                     *           }
+                     *         ],
+                     *         "marketing_messages": [
+                     *           {
+                     *             "broadcast_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "completed_at": "2026-11-23T10:00:00.000Z",
+                     *             "created_at": "2026-11-23T10:00:00.000Z",
+                     *             "failure_reason": "recipient_inactive",
+                     *             "id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b",
+                     *             "status": "scheduled"
+                     *           }
+                     *         ],
+                     *         "user_id": "0b9e6c1e-2f4a-4d8e-9a57-3c1d2e4f5a6b"
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_FollowerEvidence"];
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended`, `not_a_business_account`, `business_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended" | "not_a_business_account" | "business_suspended";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `follow_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "follow_not_found";
                     };
                 };
             };
@@ -12215,6 +12744,112 @@ export interface operations {
             };
         };
     };
+    get_business_consent_text: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                businessAccountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The wording in force, or null */
+            200: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "created_at": "2026-11-23T10:00:00.000Z",
+                     *         "text": "text",
+                     *         "version": 1
+                     *       },
+                     *       "message": "ok",
+                     *       "success": true,
+                     *       "timestamp": "2026-11-23T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope_ConsentTextOrNull"];
+                };
+            };
+            /** @description Unauthorized: `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Forbidden: `account_suspended` */
+            403: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "account_suspended";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `business_not_found` */
+            404: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "not_found" | "business_not_found";
+                    };
+                };
+            };
+            /** @description Internal Server Error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "internal_error";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     get_follow: {
         parameters: {
             query?: never;
@@ -12337,6 +12972,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "consent_text_version": 1,
                  *       "marketing_opt_in": true
                  *     }
                  */
@@ -12423,6 +13059,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         message?: "not_found" | "business_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `consent_text_changed` */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "consent_text_changed";
                     };
                 };
             };
@@ -12585,6 +13235,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "consent_text_version": 1,
                  *       "marketing_opt_in": true
                  *     }
                  */
@@ -12671,6 +13322,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         message?: "not_found" | "business_not_found" | "follow_not_found";
+                    };
+                };
+            };
+            /** @description Conflict: `consent_text_changed` */
+            409: {
+                headers: {
+                    /** @description The request's id: the client's `X-Request-Id` when it is 1 to 128 visible ASCII characters, else a new UUID. Quote it when reporting a problem. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        message?: "consent_text_changed";
                     };
                 };
             };

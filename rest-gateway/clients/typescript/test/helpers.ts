@@ -13,7 +13,7 @@ export interface Demo {
   owner_access_token: string;
   app_token: string;
   follower_count: number;
-  followers: { phone_number: string }[];
+  followers: { user_id: string; phone_number: string; marketing_opt_in: boolean }[];
 }
 
 /** A setting of the run; without it the live tests are skipped, except under CI=true. */

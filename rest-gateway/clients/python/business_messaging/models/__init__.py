@@ -21,6 +21,7 @@ from .business_mode import BusinessMode
 from .business_status import BusinessStatus
 from .change_source import ChangeSource
 from .check_result import CheckResult
+from .consent_text import ConsentText
 from .conversation import Conversation
 from .conversation_list import ConversationList
 from .conversation_message_body import ConversationMessageBody
@@ -50,6 +51,8 @@ from .envelope_broadcast import EnvelopeBroadcast
 from .envelope_broadcast_list import EnvelopeBroadcastList
 from .envelope_business_account import EnvelopeBusinessAccount
 from .envelope_check_result import EnvelopeCheckResult
+from .envelope_consent_text import EnvelopeConsentText
+from .envelope_consent_text_or_null import EnvelopeConsentTextOrNull
 from .envelope_conversation import EnvelopeConversation
 from .envelope_conversation_list import EnvelopeConversationList
 from .envelope_daily_usage import EnvelopeDailyUsage
@@ -58,6 +61,7 @@ from .envelope_delivery_detail import EnvelopeDeliveryDetail
 from .envelope_delivery_log import EnvelopeDeliveryLog
 from .envelope_event_list import EnvelopeEventList
 from .envelope_follow import EnvelopeFollow
+from .envelope_follower_evidence import EnvelopeFollowerEvidence
 from .envelope_follower_history import EnvelopeFollowerHistory
 from .envelope_follower_list import EnvelopeFollowerList
 from .envelope_health import EnvelopeHealth
@@ -92,12 +96,15 @@ from .event import Event
 from .event_data import EventData
 from .event_list import EventList
 from .event_type import EventType
+from .evidence_change import EvidenceChange
+from .evidence_message import EvidenceMessage
 from .failure_reason import FailureReason
 from .follow import Follow
 from .follow_event_data import FollowEventData
 from .follow_status import FollowStatus
 from .follower import Follower
 from .follower_change import FollowerChange
+from .follower_evidence import FollowerEvidence
 from .follower_history import FollowerHistory
 from .follower_list import FollowerList
 from .follower_totals import FollowerTotals
@@ -130,6 +137,7 @@ from .my_conversation_list import MyConversationList
 from .otp_request_body import OtpRequestBody
 from .otp_verify_body import OtpVerifyBody
 from .patch_follow_body import PatchFollowBody
+from .put_consent_text_body import PutConsentTextBody
 from .put_follow_body import PutFollowBody
 from .qr_preview import QrPreview
 from .qr_session import QrSession
@@ -247,6 +255,7 @@ __all__ = (
     "BusinessStatus",
     "ChangeSource",
     "CheckResult",
+    "ConsentText",
     "Conversation",
     "ConversationList",
     "ConversationMessageBody",
@@ -274,6 +283,8 @@ __all__ = (
     "EnvelopeBroadcastList",
     "EnvelopeBusinessAccount",
     "EnvelopeCheckResult",
+    "EnvelopeConsentText",
+    "EnvelopeConsentTextOrNull",
     "EnvelopeConversation",
     "EnvelopeConversationList",
     "EnvelopeDailyUsage",
@@ -282,6 +293,7 @@ __all__ = (
     "EnvelopeDeliveryLog",
     "EnvelopeEventList",
     "EnvelopeFollow",
+    "EnvelopeFollowerEvidence",
     "EnvelopeFollowerHistory",
     "EnvelopeFollowerList",
     "EnvelopeHealth",
@@ -316,10 +328,13 @@ __all__ = (
     "EventData",
     "EventList",
     "EventType",
+    "EvidenceChange",
+    "EvidenceMessage",
     "FailureReason",
     "Follow",
     "Follower",
     "FollowerChange",
+    "FollowerEvidence",
     "FollowerHistory",
     "FollowerList",
     "FollowerTotals",
@@ -354,6 +369,7 @@ __all__ = (
     "OtpRequestBody",
     "OtpVerifyBody",
     "PatchFollowBody",
+    "PutConsentTextBody",
     "PutFollowBody",
     "QrPreview",
     "QrSession",

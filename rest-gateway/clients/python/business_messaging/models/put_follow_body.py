@@ -14,12 +14,22 @@ T = TypeVar("T", bound="PutFollowBody")
 class PutFollowBody:
     """
     Attributes:
+        consent_text_version (int | None | Unset): The consent wording version the user was shown (`GET
+            /businesses/{businessAccountId}/consent-text`): a marketing opt-in records that the user
+            named it; a version no longer in force is 409 `consent_text_changed`.
         marketing_opt_in (bool | None | Unset): Default false.
     """
 
+    consent_text_version: int | None | Unset = UNSET
     marketing_opt_in: bool | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        consent_text_version: int | None | Unset
+        if isinstance(self.consent_text_version, Unset):
+            consent_text_version = UNSET
+        else:
+            consent_text_version = self.consent_text_version
+
         marketing_opt_in: bool | None | Unset
         if isinstance(self.marketing_opt_in, Unset):
             marketing_opt_in = UNSET
@@ -29,6 +39,8 @@ class PutFollowBody:
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
+        if consent_text_version is not UNSET:
+            field_dict["consent_text_version"] = consent_text_version
         if marketing_opt_in is not UNSET:
             field_dict["marketing_opt_in"] = marketing_opt_in
 
@@ -37,6 +49,17 @@ class PutFollowBody:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
+
+        def _parse_consent_text_version(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        consent_text_version = _parse_consent_text_version(
+            d.pop("consent_text_version", UNSET)
+        )
 
         def _parse_marketing_opt_in(data: object) -> bool | None | Unset:
             if data is None:
@@ -48,6 +71,7 @@ class PutFollowBody:
         marketing_opt_in = _parse_marketing_opt_in(d.pop("marketing_opt_in", UNSET))
 
         put_follow_body = cls(
+            consent_text_version=consent_text_version,
             marketing_opt_in=marketing_opt_in,
         )
 
