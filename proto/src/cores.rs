@@ -183,6 +183,12 @@ fn turn_at(turn_us: u64, now_us: u64) -> usize {
     spread(now_us / turn_us.max(1)) as usize
 }
 
+/// The core (an index into `cores` of them) that turn number `turn` goes to while none is
+/// marked down: the same in every gateway.
+pub fn core_of_turn(turn: u64, cores: usize) -> usize {
+    spread(turn) as usize % cores.max(1)
+}
+
 /// SplitMix64's finalizer (Steele, Lea and Flood, 2014): consecutive numbers map to values
 /// spread evenly over the whole range. A fixed function on purpose, never a randomly keyed
 /// hasher (nor std's `DefaultHasher`, whose algorithm may change between releases): every
@@ -456,10 +462,13 @@ mod tests {
         for now in [1_000_001, 1_002_500, 1_004_999] {
             assert_eq!(at(now, &[]), first);
         }
-        // Over many turns every core takes about a third of them.
+        // Over many turns every core takes about a third of them, each the one `core_of_turn`
+        // names.
         let mut per_core = [0u32; 3];
         for turn in 0..3_000u64 {
-            per_core[at(turn * 5_000, &[])] += 1;
+            let core = at(turn * 5_000, &[]);
+            assert_eq!(core, core_of_turn(turn, 3));
+            per_core[core] += 1;
         }
         assert!(
             per_core.iter().all(|&n| (900..=1_100).contains(&n)),

@@ -145,12 +145,12 @@ e2e!(setting_core_turn_ms, |app| async move {
         Proxy::start(core_addr(&app)).await,
     );
     let urls = format!("{},{}", a.url(), b.url());
-    // Turns of a second: every call of a turn goes to one core, the cores in turn by the wall
-    // clock (turn n to the (n mod 2)th address), so gateways turn together.
+    // Turns of a second: every call of a turn goes to one core, picked by the wall clock (turn
+    // n to the address `core_of_turn(n)`, a fixed hash of n), so gateways turn together.
     let gateway = app.gateway_with(&urls, |c| c.core_turn_ms = 1000).await;
     let mut seen = [false; 2];
     eventually(
-        "turns of 1 s send each turn's calls to one core, in turn",
+        "turns of 1 s send each turn's calls to one core, each core taking some turns",
         async || {
             // Start just after a turn begins, so that the calls fall in it.
             let now = unix_ms();
@@ -165,10 +165,10 @@ e2e!(setting_core_turn_ms, |app| async move {
                 return None; // a slow machine: the calls ran into the next turn; again
             }
             let took = (a.bytes_sent() > before.0, b.bytes_sent() > before.1);
-            let first = turn.is_multiple_of(2);
-            let expected = (first, !first);
+            let core = proto::cores::core_of_turn(turn, 2);
+            let expected = (core == 0, core == 1);
             assert_eq!(took, expected, "turn {turn}: (first, second) took calls");
-            seen[(turn % 2) as usize] = true;
+            seen[core] = true;
             (seen == [true, true]).then_some(())
         },
     )
