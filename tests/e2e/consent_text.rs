@@ -264,3 +264,45 @@ e2e!(
         }
     }
 );
+
+e2e!(
+    a_consent_text_version_is_any_whole_json_number_and_nothing_else,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        put_text(&app, &biz.owner_token, "Weekly offers.")
+            .await
+            .assert_ok(200);
+        let (_, token) = app.user(FAN_A).await;
+        // 1.0 is the integer 1 to JSON Schema: accepted as version 1.
+        follow(
+            &app,
+            &token,
+            &biz,
+            Method::PUT,
+            json!({"marketing_opt_in": true, "consent_text_version": 1.0}),
+        )
+        .await
+        .assert_ok(200);
+        // A whole number beyond the versions' range is stale, not malformed.
+        follow(
+            &app,
+            &token,
+            &biz,
+            Method::PATCH,
+            json!({"marketing_opt_in": true, "consent_text_version": 2147483647}),
+        )
+        .await
+        .assert_error(409, "consent_text_changed");
+        for bad in [json!(1.5), json!("1"), json!(4294967296u64), json!(true)] {
+            follow(
+                &app,
+                &token,
+                &biz,
+                Method::PATCH,
+                json!({"marketing_opt_in": true, "consent_text_version": bad}),
+            )
+            .await
+            .assert_error(400, "invalid_request");
+        }
+    }
+);

@@ -51,8 +51,8 @@ pub struct PutFollowBody {
     /// The consent wording version the user was shown (`GET
     /// /businesses/{businessAccountId}/consent-text`): a marketing opt-in records that the user
     /// named it; a version no longer in force is 409 `consent_text_changed`.
-    #[serde(default)]
-    #[schema(minimum = 1)]
+    #[serde(default, deserialize_with = "version")]
+    #[schema(minimum = 1, maximum = 2147483647)]
     pub consent_text_version: Option<i32>,
 }
 
@@ -62,9 +62,28 @@ pub struct PatchFollowBody {
     #[schema(value_type = bool, required = true)]
     pub marketing_opt_in: Option<bool>,
     /// As on `PUT`.
-    #[serde(default)]
-    #[schema(minimum = 1)]
+    #[serde(default, deserialize_with = "version")]
+    #[schema(minimum = 1, maximum = 2147483647)]
     pub consent_text_version: Option<i32>,
+}
+
+/// A wording version: a whole JSON number (`3`, or `3.0`, which JSON Schema counts as the same
+/// integer) that fits the version's range; null or absent is none.
+fn version<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i32>, D::Error> {
+    let Some(number) = Option::<serde_json::Number>::deserialize(d)? else {
+        return Ok(None);
+    };
+    number
+        .as_i64()
+        .or_else(|| {
+            number
+                .as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() <= i32::MAX as f64)
+                .map(|f| f as i64)
+        })
+        .and_then(|v| i32::try_from(v).ok())
+        .map(Some)
+        .ok_or_else(|| serde::de::Error::custom("a whole number from 1 to 2147483647"))
 }
 
 /// One version of a business's consent wording: what its followers agree to when they opt in
