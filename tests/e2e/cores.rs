@@ -99,11 +99,14 @@ e2e!(
 e2e!(a_core_that_recovers_takes_calls_again, |app| async move {
     let (_, token) = app.user(FAN).await;
     let mut second = Proxy::start(core_addr(&app)).await;
+    // Call by call (no turns), so that the calls below certainly reach the second address
+    // while it is down and mark it so: with turns of a few milliseconds, hashed, a handful of
+    // calls may all fall to the first, and then nothing probes the second.
     let gateway = app
-        .gateway_for(&format!("{},{}", app.grpc_url, second.url()))
+        .gateway_with(&format!("{},{}", app.grpc_url, second.url()), |c| {
+            c.core_turn_ms = 0
+        })
         .await;
-    // Both addresses take calls (in turns of a few milliseconds: a few calls in a row may
-    // all go to one).
     eventually("the second address takes calls", async || {
         for _ in 0..4 {
             assert_eq!(me(&app, &gateway.base, &token).await, 200);
@@ -111,7 +114,8 @@ e2e!(a_core_that_recovers_takes_calls_again, |app| async move {
         (second.connections() >= 1).then_some(())
     })
     .await;
-    // It goes down: calls keep succeeding on the first.
+    // It goes down: calls keep succeeding on the first (every other one tried on the second
+    // first, which marks it down).
     second.down();
     quiet_for(Duration::from_millis(500)).await;
     for _ in 0..6 {
