@@ -17,6 +17,7 @@ const FILES: &[&str] = &[
     "bm/v1/webhooks.proto",
     "bm/v1/jobs.proto",
     "bm/v1/qr.proto",
+    "bm/v1/privacy.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -25,6 +25,7 @@ use crate::identity::grpc::IdentityGrpc;
 use crate::messaging::delivery::{DeliveryProvider, HttpDelivery, InboxDelivery};
 use crate::messaging::dispatcher::Dispatcher;
 use crate::messaging::grpc::MessagingGrpc;
+use crate::privacy::grpc::PrivacyGrpc;
 use crate::qr::grpc::QrGrpc;
 use crate::secrets::Keys;
 use crate::sms::{HttpSms, LogSms, SmsSender};
@@ -173,6 +174,11 @@ impl CoreApp {
             let runner = crate::broadcasts::runner::Runner::new(core.clone());
             tokio::spawn(runner.run(cancel.clone()))
         });
+        // Erasure jobs too (one at a time per core).
+        let eraser = (self.dispatch_concurrency > 0).then(|| {
+            let runner = crate::privacy::job::Runner::new(core.clone());
+            tokio::spawn(runner.run(cancel.clone()))
+        });
         // The user messages' writer stops after the server, whose calls in flight wait for it.
         let intake_stop = CancellationToken::new();
         let intake = tokio::spawn(crate::conversations::intake::run(
@@ -258,6 +264,12 @@ impl CoreApp {
             .add_service(pb::qr_service_server::QrServiceServer::new(QrGrpc {
                 core: core.clone(),
             }))
+            .add_service(
+                pb::privacy_service_server::PrivacyServiceServer::with_interceptor(
+                    PrivacyGrpc { core: core.clone() },
+                    internal_guard(core.clone()),
+                ),
+            )
             .serve_with_incoming_shutdown(incoming(self.listener), cancel.clone().cancelled_owned())
             .await;
         cancel.cancel();
@@ -273,6 +285,9 @@ impl CoreApp {
         }
         if let Some(broadcaster) = broadcaster {
             let _ = broadcaster.await;
+        }
+        if let Some(eraser) = eraser {
+            let _ = eraser.await;
         }
         result.context("gRPC server")
     }
@@ -296,6 +311,7 @@ pub const SERVICE_NAMES: &[&str] = &[
     <pb::webhook_job_service_server::WebhookJobServiceServer<JobGrpc> as tonic::server::NamedService>::NAME,
     <pb::grant_service_server::GrantServiceServer<GrantGrpc> as tonic::server::NamedService>::NAME,
     <pb::qr_service_server::QrServiceServer<QrGrpc> as tonic::server::NamedService>::NAME,
+    <pb::privacy_service_server::PrivacyServiceServer<PrivacyGrpc> as tonic::server::NamedService>::NAME,
 ];
 
 /// How often the core checks that its database answers, and how long it waits for it.

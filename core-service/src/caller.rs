@@ -93,8 +93,10 @@ pub async fn authenticate_user(
         .jwt_verifying()
         .find_map(|secret| tokens::verify_access_token(secret, &core.tokens, token, now))
         .ok_or_else(unauthorized)?;
+    // An erased user is gone: their tokens answer as if they had never been.
     let user = identity_store::user_by_id(&core.db, user_id)
         .await?
+        .filter(|user| user.status != UserStatus::Erased)
         .ok_or_else(unauthorized)?;
     ensure_active(&user)?;
     Ok(user)
@@ -124,6 +126,10 @@ pub fn ensure_active(user: &users::Model) -> AppResult<()> {
         UserStatus::Suspended | UserStatus::Banned => Err(AppError::new(
             ErrorCode::AccountSuspended,
             "this account is suspended",
+        )),
+        UserStatus::Erased => Err(AppError::new(
+            ErrorCode::Unauthorized,
+            "a valid access token is required",
         )),
     }
 }

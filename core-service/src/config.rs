@@ -430,6 +430,13 @@ pub struct RetentionConfig {
     #[arg(long, env = "PURGE_BATCH_SIZE", default_value_t = 500,
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub purge_batch_size: u32,
+
+    /// Rows an erasure job changes or removes per second at most (in batches of up to 500,
+    /// one short transaction each), so that erasing a user with a long history leaves the
+    /// database to the sends.
+    #[arg(long, env = "ERASURE_ROWS_PER_SECOND", default_value_t = 5_000,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub erasure_rows_per_second: u32,
 }
 
 impl RetentionConfig {

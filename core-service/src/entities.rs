@@ -826,3 +826,60 @@ pub mod template_versions {
 
     impl ActiveModelBehavior for ActiveModel {}
 }
+
+/// The erasure ledger: one row per erased user, written before anything of theirs is
+/// destroyed, never removed; no number and no text in it.
+pub mod erasures {
+    use proto::vocabulary::ErasureStatus;
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "erasures")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        #[sea_orm(unique)]
+        pub user_id: Uuid,
+        pub status: ErasureStatus,
+        /// The job's phase (`privacy::job::Phase`).
+        pub phase: i32,
+        /// Where the phase has got to: a business, and a position in its messages.
+        pub cursor_business: Option<Uuid>,
+        pub cursor_at: Option<DateTimeUtc>,
+        pub cursor_id: Option<Uuid>,
+        /// Rows the job changed or removed so far.
+        pub rows_changed: i64,
+        pub erased_at: DateTimeUtc,
+        pub completed_at: Option<DateTimeUtc>,
+        /// When a core may take the job: now, then the end of its runner's lease.
+        pub due_at_ms: i64,
+        pub lease_owner: Option<String>,
+        pub lease_until_ms: i64,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+/// The businesses that knew an erased user, each told `user.redacted` when the job ends.
+pub mod erasure_businesses {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "erasure_businesses")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub erasure_id: Uuid,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub business_id: Uuid,
+        /// The user's messages from this business are redacted.
+        pub done: bool,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}

@@ -23,6 +23,7 @@ pub mod layers;
 pub mod limits;
 pub mod messaging;
 pub mod metrics;
+pub mod privacy;
 pub mod qr;
 pub mod retention;
 pub mod secrets;

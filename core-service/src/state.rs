@@ -45,11 +45,13 @@ pub struct Core {
     pub internal_token: Option<String>,
     /// Wakes this core's dispatcher when it accepts a message.
     pub dispatch_wakeup: tokio::sync::Notify,
-    /// Wakes this core's broadcast runner when it creates a broadcast.
     /// Wakes this core's alert SMS sender (`webhooks::health::send_alerts`) after a commit
     /// that queued alerts.
     pub alert_wakeup: tokio::sync::Notify,
+    /// Wakes this core's broadcast runner when it creates a broadcast.
     pub broadcast_wakeup: tokio::sync::Notify,
+    /// Wakes this core's erasure runner (an erasure was requested here).
+    pub erasure_wakeup: tokio::sync::Notify,
     /// Wakes the job streams (of every core, on PostgreSQL) when deliveries are committed.
     pub webhook_wakeup: WebhookWakeup,
     pub webhooks: WebhookSettings,
@@ -96,6 +98,7 @@ impl Core {
             internal_token: config.internal_token.clone().filter(|t| !t.is_empty()),
             dispatch_wakeup: tokio::sync::Notify::new(),
             broadcast_wakeup: tokio::sync::Notify::new(),
+            erasure_wakeup: tokio::sync::Notify::new(),
             alert_wakeup: tokio::sync::Notify::new(),
             slow_endpoints: Default::default(),
             job_credits: Default::default(),

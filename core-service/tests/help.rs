@@ -80,6 +80,7 @@ fn serve_help_lists_the_cores_settings_and_no_other_binarys() {
         "RETENTION_REFRESH_FAMILIES_DAYS",
         "PURGE_INTERVAL_SECS",
         "PURGE_BATCH_SIZE",
+        "ERASURE_ROWS_PER_SECOND",
         "RUNTIME_THREADS",
     ]);
     assert_eq!(help_env(&[]), expected);

@@ -26,6 +26,7 @@ mod m20261203_000017_purge_by_id;
 mod m20261204_000018_templates;
 mod m20261205_000019_delivery_health;
 mod m20261206_000020_consent_texts;
+mod m20261207_000021_erasures;
 
 pub struct Migrator;
 
@@ -53,6 +54,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261204_000018_templates::Migration),
             Box::new(m20261205_000019_delivery_health::Migration),
             Box::new(m20261206_000020_consent_texts::Migration),
+            Box::new(m20261207_000021_erasures::Migration),
         ]
     }
 }

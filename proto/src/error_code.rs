@@ -125,6 +125,7 @@ catalogue! {
     TemplateNameTaken = "template_name_taken", AlreadyExists, 409;
     TemplateArchived = "template_archived", FailedPrecondition, 409;
     ConsentTextChanged = "consent_text_changed", FailedPrecondition, 409;
+    UserOwnsBusiness = "user_owns_business", FailedPrecondition, 409;
     // 413: the request body is larger than the gateway accepts.
     PayloadTooLarge = "payload_too_large", InvalidArgument, 413;
     // 431: the request's headers are larger than the gateway accepts.

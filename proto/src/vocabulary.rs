@@ -208,6 +208,10 @@ value_set! {
         Active = "active",
         Suspended = "suspended",
         Banned = "banned",
+        /// Erased on their request: signed out for good, their number free to register again
+        /// as a new user, what they left removed (the consent ledger and message metadata
+        /// kept). Never set by hand.
+        Erased = "erased",
     }
 
     /// A business account's status.
@@ -287,6 +291,8 @@ value_set! {
         Expired = "expired",
         /// It was canceled while scheduled.
         Canceled = "canceled",
+        /// Its recipient was erased before it was handed out.
+        RecipientErased = "recipient_erased",
     }
 
     /// A follow's status.
@@ -316,6 +322,13 @@ value_set! {
         Canceled = "canceled",
     }
 
+    /// An erasure's status: its job is `running` until everything is removed and
+    /// `user.redacted` sent, then `completed`.
+    pub enum ErasureStatus as "ErasureStatus" {
+        Running = "running",
+        Completed = "completed",
+    }
+
     /// An event type in the deliveries log: a subscribable event, or `webhook.test`.
     pub enum EventType as "DeliveryEventType" {
         MessageSent = "message.sent",
@@ -333,6 +346,8 @@ value_set! {
         WebhookFailing = "webhook.failing",
         /// A failing endpoint turned healthy (to the business's other endpoints).
         WebhookRecovered = "webhook.recovered",
+        /// A user the business knew (sent to, heard from, or had as a follower) was erased.
+        UserRedacted = "user.redacted",
     }
 
     /// A webhook endpoint's delivery health: `failing` after `WEBHOOK_FAILING_AFTER` failed
@@ -364,6 +379,8 @@ value_set! {
     pub enum ChangeSource as "ChangeSource" {
         User = "user",
         Operator = "operator",
+        /// The user was erased: their follow ended with them.
+        Erasure = "erasure",
     }
 
     /// The accepted send's status: always `sent` (the outcome arrives later).
@@ -434,6 +451,7 @@ subset! {
         MessageRead,
         WebhookFailing,
         WebhookRecovered,
+        UserRedacted,
     }
 }
 

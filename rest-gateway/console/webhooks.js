@@ -11,7 +11,8 @@ import {
 } from './dom.js';
 
 export const EVENTS = ['message.sent', 'message.failed', 'message.received', 'message.read', 'grant.revoked',
-  'follow.created', 'follow.updated', 'follow.deleted', 'broadcast.completed', 'webhook.failing', 'webhook.recovered'];
+  'follow.created', 'follow.updated', 'follow.deleted', 'broadcast.completed', 'webhook.failing', 'webhook.recovered',
+  'user.redacted'];
 
 const EVENT_TEXT = {
   'message.sent': 'a message was delivered',
@@ -25,6 +26,7 @@ const EVENT_TEXT = {
   'broadcast.completed': 'a broadcast ended',
   'webhook.failing': 'another endpoint of yours is failing',
   'webhook.recovered': 'a failing endpoint of yours answers again',
+  'user.redacted': 'a user you knew was erased: delete your copies',
 };
 
 const WEBHOOK_LABELS = { url: 'The address', events: 'The events' };
@@ -270,6 +272,7 @@ function eventSummary(e) {
   if (e.type === 'grant.revoked') return `app ${d.client_id}`;
   if (e.type === 'webhook.failing') return `${d.url} · ${d.consecutive_failures} failed in a row`;
   if (e.type === 'webhook.recovered') return `${d.url} · answers again`;
+  if (e.type === 'user.redacted') return `user ${d.user_id} · erased`;
   return '';
 }
 

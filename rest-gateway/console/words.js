@@ -79,6 +79,7 @@ export const WORDS = {
   template_name_taken: 'This business already has a template with that name, perhaps an archived one. Choose another name.',
   template_archived: 'That template is archived: it can no longer be sent or changed.',
   consent_text_changed: 'The consent wording changed meanwhile: read the new wording and try again.',
+  user_owns_business: 'This user owns a business: close it or hand it over first.',
   payload_too_large: 'That is too long to send.',
   request_header_too_large: 'The request was too large. Sign out, sign in again and retry.',
   rate_limited: 'Too many attempts.',

@@ -197,6 +197,19 @@ pub struct GrantRevokedData {
     pub chatx_user_id: String,
 }
 
+/// `user.redacted`: a user the business knew (sent a message to, heard from, or had as a
+/// follower) was erased on their request. Their number, what they wrote and what was sent to
+/// them are gone from the business's history, conversations, events and deliveries; the
+/// consent ledger and message metadata stay, by `user_id`. Delete your own copies.
+#[derive(Serialize, ToSchema)]
+pub struct UserRedactedData {
+    #[schema(format = Uuid)]
+    pub user_id: String,
+    /// When the user was erased (RFC 3339).
+    #[schema(format = DateTime)]
+    pub erased_at: String,
+}
+
 /// `follow.created`, `follow.updated`, `follow.deleted`: a follow became active (a first
 /// follow or a re-follow), its marketing consent changed while active, or it became
 /// `unfollowed`.

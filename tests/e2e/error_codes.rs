@@ -27,6 +27,10 @@ const ELSEWHERE: &[(&str, &str)] = &[
         "operator command only (admin create-user)",
     ),
     (
+        "user_owns_business",
+        "privacy::an_erased_user_leaves_no_number_text_or_content_and_the_ledger_and_metadata_stay (PrivacyService only)",
+    ),
+    (
         "request_timeout",
         "http_edges::a_body_sent_too_slowly_is_answered_408_request_timeout (a 1 s setting)",
     ),

@@ -34,6 +34,7 @@ mod openapi_matrix;
 mod operator;
 mod paging;
 mod pool;
+mod privacy;
 mod qr;
 mod read_only;
 mod recipes;

@@ -157,6 +157,7 @@ fn openapi_enums_are_the_vocabularys_value_sets() {
             "message.read",
             "webhook.failing",
             "webhook.recovered",
+            "user.redacted",
         ]
     );
 }
@@ -172,6 +173,7 @@ fn openapi_describes_every_webhook_event_with_its_headers_and_payload() {
         "webhook.test",
         "webhook.failing",
         "webhook.recovered",
+        "user.redacted",
     ] {
         let op = &doc["webhooks"][event]["post"];
         let headers: Vec<&str> = op["parameters"]
@@ -219,6 +221,7 @@ fn openapi_gives_each_webhook_event_its_own_payload_and_a_union_of_them() {
         ("webhook.test", "WebhookTestData"),
         ("webhook.failing", "WebhookHealthData"),
         ("webhook.recovered", "WebhookHealthData"),
+        ("user.redacted", "UserRedactedData"),
     ];
     for (event, data) in expected {
         let reference =
@@ -244,7 +247,7 @@ fn openapi_gives_each_webhook_event_its_own_payload_and_a_union_of_them() {
     assert!(schemas.get("WebhookPayload").is_none());
     assert_eq!(
         schemas["WebhookEvent"]["oneOf"].as_array().unwrap().len(),
-        9,
+        10,
         "one variant per payload"
     );
 }

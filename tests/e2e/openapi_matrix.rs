@@ -815,6 +815,7 @@ const NOT_PER_OPERATION: &[&str] = &[
     "request_timeout",          // the HTTP layer, before a route is chosen
     "request_header_too_large", // the HTTP layer, before a route is chosen
     "user_already_exists",      // `admin create-user` only
+    "user_owns_business",       // `PrivacyService.EraseUser` (`admin erase-user`) only
 ];
 
 fn documented_codes(op: &serde_json::Value, status: u16) -> Vec<String> {

@@ -310,6 +310,12 @@ const ELSEWHERE: &[(&str, &str, &str, &str)] = &[
         "worker_concurrency",
     ),
     (
+        "ERASURE_ROWS_PER_SECOND",
+        "tests/e2e/privacy.rs",
+        "an_erasure_whose_core_is_killed_is_resumed_by_another_and_ends_once",
+        "erasure_rows_per_second",
+    ),
+    (
         "CORE_TURN_MS",
         "tests/e2e/cores.rs",
         "setting_core_turn_ms",

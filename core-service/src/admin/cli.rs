@@ -4,6 +4,8 @@
 use clap::{Args, Subcommand};
 use proto::v1 as pb;
 use proto::v1::admin_service_client::AdminServiceClient;
+use proto::v1::privacy_service_client::PrivacyServiceClient;
+use proto::vocabulary::ErasureStatus;
 use serde_json::json;
 use tonic::Request;
 
@@ -25,6 +27,9 @@ pub struct AdminArgs {
     #[command(subcommand)]
     pub command: AdminCommand,
 }
+
+/// The flag naming a user by id (`--user <uuid>`): a flag's name, not a change source.
+const USER_FLAG: &str = "user";
 
 #[derive(Debug, Clone, Subcommand)]
 pub enum AdminCommand {
@@ -150,6 +155,46 @@ pub enum AdminCommand {
         #[arg(long, value_parser = ["false"])]
         marketing_opt_in: Option<String>,
     },
+    /// Erases a user on their request (by --phone, or --user id): signed out and their number
+    /// freed at once, then what they left removed by a paced job (ERASURE_ROWS_PER_SECOND) on
+    /// any core. Refused for the owner of a business; a team member leaves the team first.
+    /// Prints the erasure {"erasure_id","user_id","status","phase","rows","erased_at",
+    /// "completed_at","businesses"}; --wait polls it until completed. Again by --user: the
+    /// same erasure, nothing done twice.
+    EraseUser {
+        #[arg(long, conflicts_with = "user_id", required_unless_present = "user_id")]
+        phone: Option<String>,
+        #[arg(long = USER_FLAG)]
+        user_id: Option<String>,
+        /// Waits for the job to complete, printing its progress to stderr every second.
+        #[arg(long)]
+        wait: bool,
+    },
+    /// An erasure's progress, by its id or the erased user's id.
+    Erasure {
+        #[arg(long)]
+        id: String,
+    },
+    /// Prints everything kept about a user (by --phone, or --user id) as one JSON document.
+    ExportUser {
+        #[arg(long, conflicts_with = "user_id", required_unless_present = "user_id")]
+        phone: Option<String>,
+        #[arg(long = USER_FLAG)]
+        user_id: Option<String>,
+    },
+}
+
+fn erasure_json(e: pb::Erasure) -> serde_json::Value {
+    json!({
+        "erasure_id": e.erasure_id,
+        "user_id": e.user_id,
+        "status": e.status,
+        "phase": e.phase,
+        "rows": e.rows,
+        "erased_at": e.erased_at,
+        "completed_at": e.completed_at,
+        "businesses": e.businesses,
+    })
 }
 
 fn business_json(b: pb::BusinessAccount) -> serde_json::Value {
@@ -210,6 +255,7 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
     })
     .map_err(|e| anyhow::anyhow!(e))?;
     let mut client_rpc = AdminServiceClient::new(cores.channel());
+    let mut privacy = PrivacyServiceClient::new(cores.channel());
     let token = args.internal_token.filter(|t| !t.is_empty());
     let describe = |status: tonic::Status| {
         if status.code() == tonic::Code::Unavailable
@@ -462,6 +508,67 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<serde_json::Value> {
                 .map_err(describe)?
                 .into_inner();
             json!({ "resealed": result.resealed })
+        }
+        AdminCommand::EraseUser {
+            phone,
+            user_id,
+            wait,
+        } => {
+            let mut erasure = privacy
+                .erase_user(with_token(
+                    token.as_deref(),
+                    pb::EraseUserRequest {
+                        user_id,
+                        phone_number: phone,
+                    },
+                ))
+                .await
+                .map_err(describe)?
+                .into_inner();
+            while wait && erasure.status != ErasureStatus::Completed.as_str() {
+                eprintln!(
+                    "erasure {}: {}, {} rows",
+                    erasure.erasure_id, erasure.phase, erasure.rows
+                );
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                erasure = privacy
+                    .get_erasure(with_token(
+                        token.as_deref(),
+                        pb::GetErasureRequest {
+                            id: erasure.erasure_id.clone(),
+                        },
+                    ))
+                    .await
+                    .map_err(describe)?
+                    .into_inner();
+            }
+            erasure_json(erasure)
+        }
+        AdminCommand::Erasure { id } => erasure_json(
+            privacy
+                .get_erasure(with_token(token.as_deref(), pb::GetErasureRequest { id }))
+                .await
+                .map_err(describe)?
+                .into_inner(),
+        ),
+        AdminCommand::ExportUser { phone, user_id } => {
+            let mut stream = privacy
+                .export_user(with_token(
+                    token.as_deref(),
+                    pb::ExportUserRequest {
+                        user_id,
+                        phone_number: phone,
+                    },
+                ))
+                .await
+                .map_err(describe)?
+                .into_inner();
+            let mut document = Vec::new();
+            while let Some(chunk) = stream.message().await.map_err(describe)? {
+                document.extend_from_slice(&chunk.data);
+            }
+            serde_json::from_slice(&document)
+                .map_err(|e| anyhow::anyhow!("the export is not JSON: {e}"))?
         }
         AdminCommand::PauseWebhook { id } => webhook_json(
             client_rpc

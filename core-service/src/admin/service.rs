@@ -47,6 +47,12 @@ async fn user_with_phone(core: &Core, phone: &PhoneNumber) -> AppResult<users::M
 pub async fn set_user_status(core: &Core, phone: &str, status: &str) -> AppResult<users::Model> {
     let phone = PhoneNumber::parse(phone)?;
     let status = UserStatus::parse(status, "status")?;
+    if status == UserStatus::Erased {
+        return Err(AppError::new(
+            ErrorCode::InvalidRequest,
+            "status: erased is set by an erasure only (admin erase-user)",
+        ));
+    }
     let user = user_with_phone(core, &phone).await?;
     identity_store::set_user_status(&core.db, user, status, core.clock.now()).await
 }

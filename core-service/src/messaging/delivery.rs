@@ -86,13 +86,11 @@ impl DeliveryProvider for InboxDelivery {
         message: &'a messages::Model,
     ) -> BoxFuture<'a, AppResult<Outcome>> {
         Box::pin(async move {
-            let active =
-                match identity_store::user_by_id(&core.db, message.recipient_user_id).await? {
-                    Some(user) => user.status == UserStatus::Active,
-                    None => false,
-                };
-            if !active {
-                return Ok(Outcome::Failed(FailureReason::RecipientInactive));
+            let status = identity_store::user_by_id(&core.db, message.recipient_user_id)
+                .await?
+                .map(|user| user.status);
+            if let Some(failed) = not_deliverable(status) {
+                return Ok(failed);
             }
             outbox::put_in_inboxes(&core.db, &[message], core.clock.now()).await?;
             Ok(Outcome::Delivered)
@@ -122,17 +120,20 @@ async fn inbox_batch(core: &Core, messages: &[messages::Model]) -> AppResult<Vec
         outbox::put_in_active_inboxes(&core.db, messages, now, UserStatus::Active).await?;
     let mut outcomes = Vec::with_capacity(messages.len());
     for message in messages {
-        let active = match statuses.get(&message.recipient_user_id) {
-            Some(status) => *status == UserStatus::Active,
-            None => false,
-        };
-        if active {
-            outcomes.push(Outcome::Delivered);
-        } else {
-            outcomes.push(Outcome::Failed(FailureReason::RecipientInactive));
-        }
+        let status = statuses.get(&message.recipient_user_id).copied();
+        outcomes.push(not_deliverable(status).unwrap_or(Outcome::Delivered));
     }
     Ok(outcomes)
+}
+
+/// The failure of a message whose recipient has `status` (None: no such user), or None when
+/// the recipient is active.
+fn not_deliverable(status: Option<UserStatus>) -> Option<Outcome> {
+    match status {
+        Some(UserStatus::Active) => None,
+        Some(UserStatus::Erased) => Some(Outcome::Failed(FailureReason::RecipientErased)),
+        _ => Some(Outcome::Failed(FailureReason::RecipientInactive)),
+    }
 }
 
 /// POSTs messages to an HTTP endpoint.

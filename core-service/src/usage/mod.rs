@@ -240,6 +240,14 @@ impl Tally {
         }
     }
 
+    /// A follow ended by its user's erasure, from `before` ((active, marketing_opt_in)): the
+    /// follower totals move, but no daily unfollow is counted.
+    pub fn erased_follow(&mut self, business: Uuid, before: (bool, bool)) {
+        let (was, was_opted) = follower(before.0, before.1);
+        self.add(business, TOTALS, Counter::FollowersActive, -was);
+        self.add(business, TOTALS, Counter::FollowersOptIn, -was_opted);
+    }
+
     /// A user message received at `now_ms`.
     pub fn received(&mut self, business: Uuid, now_ms: i64) {
         self.both(business, now_ms, Counter::Received, 1);

@@ -450,6 +450,9 @@ pub(super) fn example_detail(code: ErrorCode) -> &'static str {
             "consent_text_version: version 1 is not the wording in force (version 2): show the \
              user the current wording and ask again"
         }
+        E::UserOwnsBusiness => {
+            "this user owns a business: close it or hand it over before erasing them"
+        }
         E::Unauthorized => "a valid access token is required",
         E::InvalidAppToken => "the app token is missing, invalid or revoked",
         E::InvalidRefreshToken => "the refresh token is invalid, expired or already used",

@@ -189,7 +189,7 @@ fn webhooks(doc: &mut Value) -> Value {
         doc,
         &[EventType::WebhookFailing, EventType::WebhookRecovered],
     );
-    let events: [(EventType, String, &str); 12] = [
+    let events: [(EventType, String, &str); 13] = [
         (
             EventType::MessageSent,
             add_payload::<schema::MessageSentData>(doc, &[EventType::MessageSent]),
@@ -219,6 +219,11 @@ fn webhooks(doc: &mut Value) -> Value {
             EventType::GrantRevoked,
             add_payload::<schema::GrantRevokedData>(doc, &[EventType::GrantRevoked]),
             "A user revoked a developer app's sign-in grant.",
+        ),
+        (
+            EventType::UserRedacted,
+            add_payload::<schema::UserRedactedData>(doc, &[EventType::UserRedacted]),
+            "A user the business knew (sent to, heard from, or had as a follower) was erased on their request: delete your copies of their number and messages. Sent once per business.",
         ),
         (
             EventType::FollowCreated,

@@ -1540,6 +1540,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "user.redacted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A user the business knew (sent to, heard from, or had as a follower) was erased on their request: delete your copies of their number and messages. Sent once per business. */
+        post: operations["webhook_user_redacted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.failing": {
         parameters: {
             query?: never;
@@ -1808,7 +1825,7 @@ export interface components {
          *     the user's request).
          * @enum {string}
          */
-        ChangeSource: "user" | "operator";
+        ChangeSource: "user" | "operator" | "erasure";
         /** @description A send check's answer: the send would be accepted now. */
         CheckResult: {
             /** @description Always true (a send that would be refused answers its error instead). */
@@ -2068,7 +2085,7 @@ export interface components {
          * @description An event type in the deliveries log: a subscribable event, or `webhook.test`.
          * @enum {string}
          */
-        DeliveryEventType: "message.sent" | "message.failed" | "grant.revoked" | "follow.created" | "follow.updated" | "follow.deleted" | "broadcast.completed" | "message.received" | "message.read" | "webhook.test" | "webhook.failing" | "webhook.recovered";
+        DeliveryEventType: "message.sent" | "message.failed" | "grant.revoked" | "follow.created" | "follow.updated" | "follow.deleted" | "broadcast.completed" | "message.received" | "message.read" | "webhook.test" | "webhook.failing" | "webhook.recovered" | "user.redacted";
         DeliveryLog: {
             deliveries: components["schemas"]["Delivery"][];
             /** @description Whether older deliveries follow: ask again with `starting_after` = the last `id`. */
@@ -2899,7 +2916,7 @@ export interface components {
          * @description Every error code the service answers with (the `message` of a failure). Each route lists its own in its answers.
          * @enum {string}
          */
-        ErrorCode: "malformed_json" | "invalid_request" | "invalid_phone_number" | "invalid_otp_code" | "invalid_limit" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "recipient_not_found" | "invalid_idempotency_key" | "invalid_webhook_url" | "invalid_webhook_events" | "invalid_app_scopes" | "user_not_found" | "user_in_another_business" | "cannot_remove_owner" | "team_member_not_found" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid" | "unauthorized" | "invalid_app_token" | "invalid_refresh_token" | "invalid_qr_secret" | "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role" | "owner_required" | "console_access_required" | "authentication_reserved" | "app_scope_required" | "app_business_mismatch" | "live_business_required" | "business_not_live" | "cannot_follow_own_business" | "business_follow_required" | "marketing_opt_in_required" | "service_window_closed" | "conversation_blocked" | "not_found" | "business_not_found" | "qr_session_not_found" | "follow_not_found" | "app_not_found" | "webhook_not_found" | "grant_not_found" | "message_not_found" | "delivery_not_found" | "broadcast_not_found" | "conversation_not_found" | "template_not_found" | "method_not_allowed" | "request_timeout" | "business_already_exists" | "user_already_exists" | "idempotency_key_conflict" | "idempotency_in_progress" | "qr_session_not_pending" | "qr_session_not_approved" | "qr_session_already_exchanged" | "webhook_url_conflict" | "webhook_paused" | "delivery_not_failed" | "message_not_cancelable" | "broadcast_not_cancelable" | "webhook_limit_reached" | "template_name_taken" | "template_archived" | "consent_text_changed" | "payload_too_large" | "request_header_too_large" | "rate_limited" | "business_send_rate_limited" | "internal_error" | "sms_delivery_unavailable" | "service_unavailable";
+        ErrorCode: "malformed_json" | "invalid_request" | "invalid_phone_number" | "invalid_otp_code" | "invalid_limit" | "invalid_message_category" | "message_body_required" | "invalid_message_content" | "recipient_not_found" | "invalid_idempotency_key" | "invalid_webhook_url" | "invalid_webhook_events" | "invalid_app_scopes" | "user_not_found" | "user_in_another_business" | "cannot_remove_owner" | "team_member_not_found" | "template_category_mismatch" | "template_variable_missing" | "template_variable_unknown" | "template_variable_invalid" | "unauthorized" | "invalid_app_token" | "invalid_refresh_token" | "invalid_qr_secret" | "account_suspended" | "not_a_business_account" | "business_suspended" | "insufficient_role" | "owner_required" | "console_access_required" | "authentication_reserved" | "app_scope_required" | "app_business_mismatch" | "live_business_required" | "business_not_live" | "cannot_follow_own_business" | "business_follow_required" | "marketing_opt_in_required" | "service_window_closed" | "conversation_blocked" | "not_found" | "business_not_found" | "qr_session_not_found" | "follow_not_found" | "app_not_found" | "webhook_not_found" | "grant_not_found" | "message_not_found" | "delivery_not_found" | "broadcast_not_found" | "conversation_not_found" | "template_not_found" | "method_not_allowed" | "request_timeout" | "business_already_exists" | "user_already_exists" | "idempotency_key_conflict" | "idempotency_in_progress" | "qr_session_not_pending" | "qr_session_not_approved" | "qr_session_already_exchanged" | "webhook_url_conflict" | "webhook_paused" | "delivery_not_failed" | "message_not_cancelable" | "broadcast_not_cancelable" | "webhook_limit_reached" | "template_name_taken" | "template_archived" | "consent_text_changed" | "user_owns_business" | "payload_too_large" | "request_header_too_large" | "rate_limited" | "business_send_rate_limited" | "internal_error" | "sms_delivery_unavailable" | "service_unavailable";
         /**
          * @description A failure: `message` is the error code, `data` is null, `detail` says why.
          * @example {
@@ -2946,7 +2963,7 @@ export interface components {
          * @description An event a webhook endpoint may subscribe to.
          * @enum {string}
          */
-        EventType: "message.sent" | "message.failed" | "grant.revoked" | "follow.created" | "follow.updated" | "follow.deleted" | "broadcast.completed" | "message.received" | "message.read" | "webhook.failing" | "webhook.recovered";
+        EventType: "message.sent" | "message.failed" | "grant.revoked" | "follow.created" | "follow.updated" | "follow.deleted" | "broadcast.completed" | "message.received" | "message.read" | "webhook.failing" | "webhook.recovered" | "user.redacted";
         EventTypeList: components["schemas"]["EventType"][];
         /** @description One change of a follower's consent ledger, as evidence. */
         EvidenceChange: {
@@ -2978,7 +2995,7 @@ export interface components {
          * @description Why a message failed.
          * @enum {string}
          */
-        FailureReason: "recipient_inactive" | "provider_rejected" | "provider_unavailable" | "provider_timeout" | "provider_unreachable" | "consent_withdrawn" | "business_not_live" | "expired" | "canceled";
+        FailureReason: "recipient_inactive" | "provider_rejected" | "provider_unavailable" | "provider_timeout" | "provider_unreachable" | "consent_withdrawn" | "business_not_live" | "expired" | "canceled" | "recipient_erased";
         /** @description A user's follow of a business. */
         Follow: {
             /** Format: uuid */
@@ -4017,10 +4034,25 @@ export interface components {
             window_expires_at: string;
         };
         /**
+         * @description `user.redacted`: a user the business knew (sent a message to, heard from, or had as a
+         *     follower) was erased on their request. Their number, what they wrote and what was sent to
+         *     them are gone from the business's history, conversations, events and deliveries; the
+         *     consent ledger and message metadata stay, by `user_id`. Delete your own copies.
+         */
+        UserRedactedData: {
+            /**
+             * Format: date-time
+             * @description When the user was erased (RFC 3339).
+             */
+            erased_at: string;
+            /** Format: uuid */
+            user_id: string;
+        };
+        /**
          * @description A user account's status.
          * @enum {string}
          */
-        UserStatus: "active" | "suspended" | "banned";
+        UserStatus: "active" | "suspended" | "banned" | "erased";
         /** @enum {string} */
         UtilityCategory: "utility";
         /** @description A transactional notice: plain text. */
@@ -4095,7 +4127,7 @@ export interface components {
             succeeded_attempts: number;
         };
         /** @description What any webhook delivery carries, told apart by `type`. */
-        WebhookEvent: components["schemas"]["WebhookPayload_MessageSentData"] | components["schemas"]["WebhookPayload_MessageFailedData"] | components["schemas"]["WebhookPayload_MessageReceivedData"] | components["schemas"]["WebhookPayload_MessageReadData"] | components["schemas"]["WebhookPayload_BroadcastCompletedData"] | components["schemas"]["WebhookPayload_GrantRevokedData"] | components["schemas"]["WebhookPayload_FollowEventData"] | components["schemas"]["WebhookPayload_WebhookTestData"] | components["schemas"]["WebhookPayload_WebhookHealthData"];
+        WebhookEvent: components["schemas"]["WebhookPayload_MessageSentData"] | components["schemas"]["WebhookPayload_MessageFailedData"] | components["schemas"]["WebhookPayload_MessageReceivedData"] | components["schemas"]["WebhookPayload_MessageReadData"] | components["schemas"]["WebhookPayload_BroadcastCompletedData"] | components["schemas"]["WebhookPayload_GrantRevokedData"] | components["schemas"]["WebhookPayload_UserRedactedData"] | components["schemas"]["WebhookPayload_FollowEventData"] | components["schemas"]["WebhookPayload_WebhookTestData"] | components["schemas"]["WebhookPayload_WebhookHealthData"];
         /**
          * @description An endpoint's delivery health, kept by the reports of its attempts. A failed attempt is any
          *     attempt not answered 2xx (timeout, connection error, 3xx, 4xx, 5xx); `webhook.test`
@@ -4360,6 +4392,35 @@ export interface components {
              * @enum {string}
              */
             type: "message.sent";
+        };
+        /** @description What a webhook delivery carries: the same envelope for every event, `data` per event. */
+        WebhookPayload_UserRedactedData: {
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            data: components["schemas"]["UserRedactedData"];
+            /**
+             * Format: uuid
+             * @description The delivery's id, the same on every retry (also `X-Service-Delivery`): deduplicate on it.
+             */
+            delivery_id: string;
+            /**
+             * Format: uuid
+             * @description The event's id: the same for every endpoint's delivery and every attempt of one event.
+             */
+            event_id: string;
+            /**
+             * Format: uuid
+             * @description New for every attempt.
+             */
+            id: string;
+            /**
+             * @description The event type, also in `X-Service-Event`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "user.redacted";
         };
         /** @description What a webhook delivery carries: the same envelope for every event, `data` per event. */
         WebhookPayload_WebhookHealthData: {
@@ -17110,6 +17171,49 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookPayload_MessageSentData"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A timeout, a connection error, 408, 429, 3xx or 5xx is retried after 1, 2, 4, 8 and 16 minutes (6 attempts); any other 4xx is final. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_user_redacted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type, also the payload's `type`. */
+                "X-Service-Event": "user.redacted";
+                /** @description The delivery's id, the same on every retry (also the payload's `delivery_id`): deduplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `t`, `.`, and the raw body, keyed with the UTF-8 bytes of the endpoint's whole secret. During a secret rotation's grace a second `v1` follows (`t=..,v1=<new>,v1=<old>`): accept the header when any `v1` matches. Reject a `t` more than five minutes from your clock; compare in constant time. */
+                "X-Service-Signature": string;
+                /** @description Standard Webhooks: the delivery's id (as `X-Service-Delivery`). Sent with the next two when the endpoint's current secret has the standard form (every secret made or rotated since that form). */
+                "webhook-id"?: string;
+                /** @description Standard Webhooks: the signing time in unix seconds (the `t` of `X-Service-Signature`). */
+                "webhook-timestamp"?: string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the base64-decoded part of the secret after `whsec_`; space-separated when two standard-form secrets sign during a rotation. The Standard Webhooks libraries verify it. */
+                "webhook-signature"?: string;
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPayload_UserRedactedData"];
             };
         };
         responses: {

@@ -192,6 +192,7 @@ from .update_webhook_body import UpdateWebhookBody
 from .usage import Usage
 from .user_message_body import UserMessageBody
 from .user_message_result import UserMessageResult
+from .user_redacted_data import UserRedactedData
 from .user_status import UserStatus
 from .utility_category import UtilityCategory
 from .utility_message import UtilityMessage
@@ -222,6 +223,8 @@ from .webhook_payload_message_received_data_type import (
 )
 from .webhook_payload_message_sent_data import WebhookPayloadMessageSentData
 from .webhook_payload_message_sent_data_type import WebhookPayloadMessageSentDataType
+from .webhook_payload_user_redacted_data import WebhookPayloadUserRedactedData
+from .webhook_payload_user_redacted_data_type import WebhookPayloadUserRedactedDataType
 from .webhook_payload_webhook_health_data import WebhookPayloadWebhookHealthData
 from .webhook_payload_webhook_health_data_type import (
     WebhookPayloadWebhookHealthDataType,
@@ -422,6 +425,7 @@ __all__ = (
     "Usage",
     "UserMessageBody",
     "UserMessageResult",
+    "UserRedactedData",
     "UserStatus",
     "UtilityCategory",
     "UtilityMessage",
@@ -444,6 +448,8 @@ __all__ = (
     "WebhookPayloadMessageReceivedDataType",
     "WebhookPayloadMessageSentData",
     "WebhookPayloadMessageSentDataType",
+    "WebhookPayloadUserRedactedData",
+    "WebhookPayloadUserRedactedDataType",
     "WebhookPayloadWebhookHealthData",
     "WebhookPayloadWebhookHealthDataType",
     "WebhookPayloadWebhookTestData",

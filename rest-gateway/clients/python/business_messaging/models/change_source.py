@@ -1,8 +1,9 @@
 from typing import Literal
 
-ChangeSource = Literal["operator", "user"]
+ChangeSource = Literal["erasure", "operator", "user"]
 
 CHANGE_SOURCE_VALUES: set[ChangeSource] = {
+    "erasure",
     "operator",
     "user",
 }

@@ -10,6 +10,7 @@ EventType = Literal[
     "message.read",
     "message.received",
     "message.sent",
+    "user.redacted",
     "webhook.failing",
     "webhook.recovered",
 ]
@@ -24,6 +25,7 @@ EVENT_TYPE_VALUES: set[EventType] = {
     "message.read",
     "message.received",
     "message.sent",
+    "user.redacted",
     "webhook.failing",
     "webhook.recovered",
 }

@@ -9,6 +9,7 @@ FailureReason = Literal[
     "provider_timeout",
     "provider_unavailable",
     "provider_unreachable",
+    "recipient_erased",
     "recipient_inactive",
 ]
 
@@ -21,6 +22,7 @@ FAILURE_REASON_VALUES: set[FailureReason] = {
     "provider_timeout",
     "provider_unavailable",
     "provider_unreachable",
+    "recipient_erased",
     "recipient_inactive",
 }
 

@@ -1,10 +1,11 @@
 from typing import Literal
 
-UserStatus = Literal["active", "banned", "suspended"]
+UserStatus = Literal["active", "banned", "erased", "suspended"]
 
 USER_STATUS_VALUES: set[UserStatus] = {
     "active",
     "banned",
+    "erased",
     "suspended",
 }
 
