@@ -295,6 +295,9 @@ e2e!(
             ("read_marks", 0),
             ("messages_written", 1),
             ("messages_received", 3),
+            ("events", 3),
+            ("webhook_deliveries", 1),
+            ("broadcast_audiences", 0),
         ] {
             let rows = before[section]
                 .as_array()

@@ -23,6 +23,11 @@
 //!
 //!     bench --db postgres --phases closed,broadcast --audience 100000
 //!
+//! The `erasure` phase (`bench/erasure.rs`) erases a user with a long history alone, then
+//! beside closed loops of sends:
+//!
+//!     bench --db postgres --external --phases erasure
+//!
 //!     cargo run --release -p e2e-tests --example bench -- --help
 #![allow(dead_code)]
 
@@ -30,6 +35,8 @@
 mod broadcast;
 #[path = "bench/conversations.rs"]
 mod conversations;
+#[path = "bench/erasure.rs"]
+mod erasure;
 #[path = "bench/external.rs"]
 mod external;
 #[path = "../e2e/fixtures/mod.rs"]
@@ -85,9 +92,20 @@ struct Args {
     /// followers, another business's authentication sends at `--auth-rate` around the first),
     /// inbound (`--inbound-users` followers writing to one business in a closed loop, then the
     /// reply round trip at `--rtt-rate`), conversations (the conversation reads after seeding
-    /// `--seed-conversations` conversations and `--seed-inbound` user messages).
+    /// `--seed-conversations` conversations and `--seed-inbound` user messages), erasure (a
+    /// user of `--erasure-messages` over `--erasure-businesses` erased alone, then
+    /// `--erasure-pairs` closed loops without and with an erasure running).
     #[arg(long, value_delimiter = ',', default_value = "closed,rate,baseline")]
     phases: Vec<String>,
+    /// Messages of the erasure phase's user (each delivered, with its inbox copy).
+    #[arg(long, default_value_t = 100_000)]
+    erasure_messages: u64,
+    /// Businesses the erasure phase's user follows, their messages spread over them.
+    #[arg(long, default_value_t = 10)]
+    erasure_businesses: u32,
+    /// Pairs of closed loops, without and with an erasure running, of the erasure phase.
+    #[arg(long, default_value_t = 5)]
+    erasure_pairs: usize,
     /// Followers of the inbound phase's business, each writing to it in turn.
     #[arg(long, default_value_t = 10_000)]
     inbound_users: u32,
@@ -1377,6 +1395,16 @@ async fn main() {
                     } else {
                         conversations::reads(&app, &conv).await;
                     }
+                }
+                "erasure" => {
+                    let phase = erasure::ErasureArgs {
+                        messages: args.erasure_messages,
+                        businesses: args.erasure_businesses,
+                        pairs: args.erasure_pairs,
+                        connections: args.connections,
+                        duration,
+                    };
+                    erasure::run(&app, load.clone(), &phase).await;
                 }
                 other => eprintln!("unknown phase {other}"),
             }

@@ -5,12 +5,13 @@
 //! ```text
 //! {"format": "user-export/1", "exported_at", "account", "erasure_entry", "team_membership",
 //!  "follows", "consent_changes", "grants", "otp_codes", "refresh_families", "qr_sessions",
-//!  "conversations", "read_marks", "messages_written", "messages_received"}
+//!  "conversations", "read_marks", "messages_written", "messages_received", "events",
+//!  "webhook_deliveries", "broadcast_audiences"}
 //! ```
 //!
 //! Secrets are never exported (code and token hashes); what they guard is (when, how often).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use serde_json::{Value, json};
@@ -19,9 +20,9 @@ use uuid::Uuid;
 
 use crate::clock::rfc3339;
 use crate::entities::{
-    consent_texts, conversations, erasures, follow_changes, follows, grants, inbound_messages,
-    inbox_messages, messages, otp_codes, qr_sessions, read_marks, refresh_families, team_members,
-    users,
+    broadcast_recipients, consent_texts, conversations, developer_apps, erasures, events,
+    follow_changes, follows, grants, inbound_messages, inbox_messages, messages, otp_codes,
+    qr_sessions, read_marks, refresh_families, team_members, users, webhook_deliveries,
 };
 use crate::error::AppResult;
 use crate::state::Core;
@@ -318,56 +319,143 @@ pub async fn write(core: &Core, user: users::Model, out: mpsc::Sender<Vec<u8>>) 
     }
     doc.raw(b"]");
 
-    // The messages sent to the user, business by business, with their inbox copies.
-    doc.key("messages_received", false).await;
-    doc.raw(b"[");
-    let mut first = true;
+    // The businesses that knew the user, and those whose apps they granted sign-in.
+    let mut knew = BTreeSet::new();
     let mut cursor = Uuid::nil();
     loop {
         let page = super::job::knew_page(db, id, cursor).await?;
         let Some(&(last, _)) = page.last() else { break };
         cursor = last;
-        for (business_id, knew) in page {
-            if !knew {
-                continue;
-            }
-            let mut after = Uuid::nil();
-            loop {
-                let sent = messages::Entity::find()
-                    .filter(messages::Column::BusinessId.eq(business_id))
-                    .filter(messages::Column::RecipientUserId.eq(id))
-                    .filter(messages::Column::Id.gt(after))
-                    .order_by_asc(messages::Column::Id)
-                    .limit(PAGE)
+        knew.extend(page.into_iter().filter(|(_, k)| *k).map(|(b, _)| b));
+    }
+    for grant in &grants {
+        if let Some(app) = developer_apps::Entity::find_by_id(grant.client_id)
+            .one(db)
+            .await?
+        {
+            knew.insert(app.business_id);
+        }
+    }
+    let id_text = id.to_string();
+
+    // The messages sent to the user, business by business, with their inbox copies.
+    doc.key("messages_received", false).await;
+    doc.raw(b"[");
+    let mut first = true;
+    for &business_id in &knew {
+        let mut after = Uuid::nil();
+        loop {
+            let sent = messages::Entity::find()
+                .filter(messages::Column::BusinessId.eq(business_id))
+                .filter(messages::Column::RecipientUserId.eq(id))
+                .filter(messages::Column::Id.gt(after))
+                .order_by_asc(messages::Column::Id)
+                .limit(PAGE)
+                .all(db)
+                .await?;
+            let inbox: HashMap<Uuid, chrono::DateTime<chrono::Utc>> =
+                inbox_messages::Entity::find()
+                    .select_only()
+                    .column(inbox_messages::Column::MessageId)
+                    .column(inbox_messages::Column::DeliveredAt)
+                    .filter(crate::db::bulk::uuid_in(
+                        db.get_database_backend(),
+                        inbox_messages::Column::MessageId,
+                        sent.iter().map(|m| m.id),
+                    ))
+                    .into_tuple()
                     .all(db)
-                    .await?;
-                let inbox: HashMap<Uuid, chrono::DateTime<chrono::Utc>> =
-                    inbox_messages::Entity::find()
-                        .select_only()
-                        .column(inbox_messages::Column::MessageId)
-                        .column(inbox_messages::Column::DeliveredAt)
-                        .filter(crate::db::bulk::uuid_in(
-                            db.get_database_backend(),
-                            inbox_messages::Column::MessageId,
-                            sent.iter().map(|m| m.id),
-                        ))
-                        .into_tuple()
-                        .all(db)
-                        .await?
-                        .into_iter()
-                        .collect();
-                for m in &sent {
-                    doc.item(&message_json(m, inbox.get(&m.id).copied()), &mut first)
-                        .await;
-                }
-                match sent.last() {
-                    Some(last) if sent.len() as u64 == PAGE => after = last.id,
-                    _ => break,
-                }
+                    .await?
+                    .into_iter()
+                    .collect();
+            for m in &sent {
+                doc.item(&message_json(m, inbox.get(&m.id).copied()), &mut first)
+                    .await;
+            }
+            match sent.last() {
+                Some(last) if sent.len() as u64 == PAGE => after = last.id,
+                _ => break,
             }
         }
     }
-    doc.raw(b"]}");
+    doc.raw(b"]");
+
+    // The events that name the user (their data is what the business's webhooks were sent),
+    // and their deliveries, business by business.
+    doc.key("events", false).await;
+    doc.raw(b"[");
+    let mut first = true;
+    for &business_id in &knew {
+        let mut after = Uuid::nil();
+        loop {
+            let page = events::Entity::find()
+                .filter(events::Column::BusinessId.eq(business_id))
+                .filter(events::Column::Data.contains(&id_text))
+                .filter(events::Column::Id.gt(after))
+                .order_by_asc(events::Column::Id)
+                .limit(PAGE)
+                .all(db)
+                .await?;
+            for e in &page {
+                let row = json!({
+                    "id": e.id,
+                    "business_id": e.business_id,
+                    "type": e.event_type,
+                    "created_at": rfc3339(e.created_at),
+                    "data": serde_json::from_str::<Value>(&e.data).unwrap_or(Value::Null),
+                });
+                doc.item(&row, &mut first).await;
+            }
+            match page.last() {
+                Some(last) if page.len() as u64 == PAGE => after = last.id,
+                _ => break,
+            }
+        }
+    }
+    doc.raw(b"]");
+    doc.key("webhook_deliveries", false).await;
+    doc.raw(b"[");
+    let mut first = true;
+    for &business_id in &knew {
+        let mut after = Uuid::nil();
+        loop {
+            let page = webhook_deliveries::Entity::find()
+                .filter(webhook_deliveries::Column::BusinessId.eq(business_id))
+                .filter(webhook_deliveries::Column::Data.contains(&id_text))
+                .filter(webhook_deliveries::Column::Id.gt(after))
+                .order_by_asc(webhook_deliveries::Column::Id)
+                .limit(PAGE)
+                .all(db)
+                .await?;
+            for d in &page {
+                let row = json!({
+                    "id": d.id,
+                    "webhook_id": d.webhook_id,
+                    "event_id": d.event_id,
+                    "type": d.event_type,
+                    "status": d.status,
+                    "attempts": d.attempts,
+                    "created_at": rfc3339(d.created_at),
+                });
+                doc.item(&row, &mut first).await;
+            }
+            match page.last() {
+                Some(last) if page.len() as u64 == PAGE => after = last.id,
+                _ => break,
+            }
+        }
+    }
+    doc.raw(b"]");
+    let audiences: Vec<Uuid> = broadcast_recipients::Entity::find()
+        .select_only()
+        .column(broadcast_recipients::Column::BroadcastId)
+        .filter(broadcast_recipients::Column::UserId.eq(id))
+        .into_tuple()
+        .all(db)
+        .await?;
+    doc.field("broadcast_audiences", &json!(audiences), false)
+        .await;
+    doc.raw(b"}");
     doc.flush().await;
     Ok(())
 }
