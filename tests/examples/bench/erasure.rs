@@ -3,8 +3,8 @@
 //!
 //! - alone: the time until the erasure completes, and the rows it changed per second;
 //! - beside a closed loop of sends: `--erasure-pairs` pairs of closed loops, one without an
-//!   erasure running and then one with one running (a fresh user each), and the ratio of their
-//!   accepted sends per second (the median of the pairs).
+//!   erasure running and one with one running (a fresh user each; which runs first alternates),
+//!   and the ratio of their accepted sends per second (the median of the pairs).
 //!
 //!     bench --db postgres --external --phases erasure
 
@@ -62,37 +62,43 @@ pub async fn run(app: &TestApp, load: Arc<Load>, args: &ErasureArgs) {
     let mut ratios = Vec::with_capacity(args.pairs);
     for pair in 0..args.pairs {
         let user = victim(app, &businesses, args.messages, pair as u32 + 1).await;
-        let without = rate(
-            &closed_loop(
-                load.clone(),
-                args.connections,
-                args.duration,
-                &format!("erasure-without-{pair}"),
+        let closed = async |tag: &str| {
+            rate(
+                &closed_loop(
+                    load.clone(),
+                    args.connections,
+                    args.duration,
+                    &format!("erasure-{tag}-{pair}"),
+                )
+                .await,
             )
-            .await,
-        );
-        let erasure = erase(app, user).await;
-        let with = rate(
-            &closed_loop(
-                load.clone(),
-                args.connections,
-                args.duration,
-                &format!("erasure-with-{pair}"),
-            )
-            .await,
-        );
-        let during = get(app, &erasure.erasure_id).await;
+        };
+        // Alternated: the run without first in even pairs, the run with first in odd ones (a
+        // run with an erasure starts it and ends while it still runs; the next run waits for
+        // it to complete).
+        let (without, with, during) = if pair % 2 == 0 {
+            let without = closed("without").await;
+            let erasure = erase(app, user).await;
+            let with = closed("with").await;
+            let during = get(app, &erasure.erasure_id).await;
+            wait_completed(app, &erasure.erasure_id).await;
+            (without, with, during)
+        } else {
+            let erasure = erase(app, user).await;
+            let with = closed("with").await;
+            let during = get(app, &erasure.erasure_id).await;
+            wait_completed(app, &erasure.erasure_id).await;
+            (closed("without").await, with, during)
+        };
         let ratio = with / without;
         println!(
             "pair {}: without {without:.0} sends/s, with {with:.0} sends/s = {ratio:.3} \
-             (the erasure {} at the end, {} rows)",
+             (the erasure {} at the end of its run, {} rows)",
             pair + 1,
             during.status,
             during.rows
         );
         ratios.push(ratio);
-        // The next pair's run without starts once this erasure is over.
-        wait_completed(app, &erasure.erasure_id).await;
     }
     ratios.sort_by(f64::total_cmp);
     if let Some(median) = ratios.get(ratios.len() / 2) {
