@@ -393,6 +393,20 @@ e2e!(
             .get("/business/messages?limit=10", Some(&biz.owner_token))
             .await;
         history.assert_ok(200);
+        // The thread stays; nobody is there to write to.
+        app.post(
+            &format!("/business/conversations/{conversation}/messages"),
+            Some(&biz.owner_token),
+            json!({ "text": "still there?" }),
+        )
+        .await
+        .assert_error(400, "recipient_not_found");
+        app.get(
+            &format!("/business/conversations/{conversation}/messages"),
+            Some(&biz.owner_token),
+        )
+        .await
+        .assert_ok(200);
         // Team membership ended; the number registers again, as a new user.
         let members = app.get("/business/team", Some(&team.owner_token)).await;
         assert!(!members.body.to_string().contains(&user_id));

@@ -8,7 +8,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use proto::ErrorCode;
 use proto::vocabulary::{
     BroadcastCategory, BusinessMode, BusinessStatus, Category, ConversationStatus, EventType,
-    FollowStatus, MessageSource, MessageStatus, Role, WindowState,
+    FollowStatus, MessageSource, MessageStatus, Role, UserStatus, WindowState,
 };
 use sea_orm::TransactionTrait;
 use uuid::Uuid;
@@ -969,6 +969,13 @@ pub async fn send(
     let user = store::user(&core.db, conversation.user_id)
         .await?
         .ok_or_else(not_found)?;
+    if user.status == UserStatus::Erased {
+        // The thread stays readable (its metadata is kept); nobody is there to write to.
+        return Err(AppError::new(
+            ErrorCode::RecipientNotFound,
+            "the user of this conversation was erased",
+        ));
+    }
     let idempotency_key = match intent {
         Intent::Send => reply.idempotency_key.as_deref(),
         Intent::Check => None,
