@@ -306,7 +306,7 @@ e2e!(
     }
 );
 
-/// The methods of `service` (`bm.v1.AdminService`), read from the served descriptor set.
+/// The methods of `service` (`bm.v1.AdminService`, ...), read from the served descriptor set.
 fn methods_of(service: &str) -> Vec<String> {
     use prost::Message as _;
     let set = prost_types::FileDescriptorSet::decode(proto::v1::FILE_DESCRIPTOR_SET).unwrap();
@@ -325,7 +325,11 @@ e2e!(
     every_method_of_the_internal_services_refuses_a_caller_without_the_internal_token,
     with_internal_token(),
     |app| async move {
-        for service in ["bm.v1.AdminService", "bm.v1.WebhookJobService"] {
+        for service in [
+            "bm.v1.AdminService",
+            "bm.v1.PrivacyService",
+            "bm.v1.WebhookJobService",
+        ] {
             let methods = methods_of(service);
             assert!(methods.len() >= 3, "{service}: {methods:?}");
             for method in methods {

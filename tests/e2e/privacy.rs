@@ -483,6 +483,20 @@ e2e!(
         later["send_at"] = json!(send_at);
         let scheduled = send_v1(&app, &biz, later, None).await;
         scheduled.assert_ok(200);
+        // An accepted message that lost its outbox row (nothing will ever hand it out): the
+        // job decides it too rather than wait for it.
+        let orphan = send_v1(&app, &biz, utility(FAN), None).await;
+        orphan.assert_ok(200);
+        let orphan_id: uuid::Uuid = orphan.data()["id"].as_str().unwrap().parse().unwrap();
+        app.core
+            .db
+            .execute_raw(Statement::from_sql_and_values(
+                app.core.db.get_database_backend(),
+                "DELETE FROM message_outbox WHERE message_id = $1",
+                [orphan_id.into()],
+            ))
+            .await
+            .unwrap();
         let started = erase(&app, by_user(&user_id)).await.unwrap();
         // This core runs no runner: one started here takes the job.
         let stop = tokio_util::sync::CancellationToken::new();
@@ -492,6 +506,7 @@ e2e!(
         stop.cancel();
         for (reply, status, reason) in [
             (&waiting, "failed", "recipient_erased"),
+            (&orphan, "failed", "recipient_erased"),
             (&scheduled, "canceled", "canceled"),
         ] {
             let id = reply.data()["id"].as_str().unwrap();
@@ -509,7 +524,10 @@ e2e!(
             .map(|e| e["data"]["reason"].as_str().unwrap())
             .collect();
         reasons.sort();
-        assert_eq!(reasons, ["canceled", "recipient_erased"]);
+        assert_eq!(
+            reasons,
+            ["canceled", "recipient_erased", "recipient_erased"]
+        );
     }
 );
 

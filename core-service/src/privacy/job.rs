@@ -363,8 +363,10 @@ impl Runner {
             }
         }
         // Taken as a dispatcher takes them (only those due: none being handed out), so that no
-        // dispatcher hands them out meanwhile.
-        let claimed = claim_due(&core.db, &accepted, &self.owner, now_ms).await?;
+        // dispatcher hands them out meanwhile; one without an outbox row (none holds it, and
+        // none ever will) is decided too, or the job would wait for it for ever.
+        let mut claimed = claim_due(&core.db, &accepted, &self.owner, now_ms).await?;
+        claimed.extend(without_outbox(&core.db, &accepted).await?);
         if !claimed.is_empty() {
             let decided: Vec<(messages::Model, Outcome)> = pending
                 .iter()
@@ -817,6 +819,31 @@ async fn claim_due(
         .exec_with_returning(db)
         .await?;
     Ok(taken.into_iter().map(|row| row.message_id).collect())
+}
+
+/// Those of `ids` that have no outbox row.
+async fn without_outbox(db: &impl ConnectionTrait, ids: &[Uuid]) -> AppResult<Vec<Uuid>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let held: std::collections::HashSet<Uuid> = message_outbox::Entity::find()
+        .select_only()
+        .column(message_outbox::Column::MessageId)
+        .filter(crate::db::bulk::uuid_in(
+            db.get_database_backend(),
+            message_outbox::Column::MessageId,
+            ids.iter().copied(),
+        ))
+        .into_tuple()
+        .all(db)
+        .await?
+        .into_iter()
+        .collect();
+    Ok(ids
+        .iter()
+        .copied()
+        .filter(|id| !held.contains(id))
+        .collect())
 }
 
 /// Leases one running erasure that is due (new, or its runner's lease lapsed).
