@@ -4,7 +4,6 @@
 use std::time::Duration;
 
 use proto::v1 as pb;
-use proto::v1::privacy_service_client::PrivacyServiceClient;
 use reqwest::Method;
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
 use serde_json::{Value, json};
@@ -22,15 +21,6 @@ const TEAM_BIZ: &str = "+14155550830";
 const FAN: &str = "+14155550801";
 const OTHER_FAN: &str = "+14155550821";
 
-async fn privacy(app: &TestApp) -> PrivacyServiceClient<tonic::transport::Channel> {
-    let channel = proto::channel::endpoint(&app.grpc_url, app.core_tls_ca.as_deref())
-        .expect("privacy endpoint")
-        .connect()
-        .await
-        .expect("privacy client");
-    PrivacyServiceClient::new(channel)
-}
-
 fn by_phone(phone: &str) -> pb::EraseUserRequest {
     pb::EraseUserRequest {
         user_id: None,
@@ -46,7 +36,7 @@ fn by_user(id: &str) -> pb::EraseUserRequest {
 }
 
 async fn erase(app: &TestApp, request: pb::EraseUserRequest) -> Result<pb::Erasure, String> {
-    privacy(app)
+    app.privacy()
         .await
         .erase_user(app.admin_request(request))
         .await
@@ -57,7 +47,8 @@ async fn erase(app: &TestApp, request: pb::EraseUserRequest) -> Result<pb::Erasu
 /// Waits for erasure `id` to complete; returns it.
 async fn completed(app: &TestApp, id: &str) -> pb::Erasure {
     eventually(&format!("erasure {id} completed"), async || {
-        let erasure = privacy(app)
+        let erasure = app
+            .privacy()
             .await
             .get_erasure(app.admin_request(pb::GetErasureRequest { id: id.to_string() }))
             .await
@@ -69,7 +60,8 @@ async fn completed(app: &TestApp, id: &str) -> pb::Erasure {
 }
 
 async fn export(app: &TestApp, user_id: &str) -> Value {
-    let mut stream = privacy(app)
+    let mut stream = app
+        .privacy()
         .await
         .export_user(app.admin_request(pb::ExportUserRequest {
             user_id: Some(user_id.to_string()),
@@ -553,7 +545,7 @@ e2e!(
         .await;
         let started = erase(&app, by_user(&user_id)).await.unwrap();
         let get = async || {
-            privacy(&app)
+            app.privacy()
                 .await
                 .get_erasure(app.admin_request(pb::GetErasureRequest {
                     id: started.erasure_id.clone(),
@@ -624,7 +616,8 @@ e2e!(
                 .unwrap_err(),
             "user_not_found"
         );
-        let missing = privacy(&app)
+        let missing = app
+            .privacy()
             .await
             .get_erasure(app.admin_request(pb::GetErasureRequest {
                 id: uuid::Uuid::new_v4().to_string(),

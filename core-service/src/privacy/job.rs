@@ -261,6 +261,18 @@ impl Runner {
         Ok(Step::Rows(to.rows))
     }
 
+    /// Moves the erasure to the start of `phase`.
+    async fn start(&self, erasure: &erasures::Model, phase: Phase) -> AppResult<Step> {
+        let txn = self.core.db.begin().await?;
+        let to = Advance {
+            phase,
+            business: None,
+            position: None,
+            rows: 0,
+        };
+        self.advance(txn, erasure, to).await
+    }
+
     /// One page of businesses: those that knew the user are kept.
     async fn discover(&self, erasure: &erasures::Model) -> AppResult<Step> {
         let db = &self.core.db;
@@ -329,14 +341,7 @@ impl Runner {
     async fn pending(&self, erasure: &erasures::Model) -> AppResult<Step> {
         let core = &self.core;
         let Some(business) = self.next_business(erasure, erasure.cursor_business).await? else {
-            let txn = core.db.begin().await?;
-            let to = Advance {
-                phase: Phase::Messages,
-                business: None,
-                position: None,
-                rows: 0,
-            };
-            return self.advance(txn, erasure, to).await;
+            return self.start(erasure, Phase::Messages).await;
         };
         let pending = messages::Entity::find()
             .filter(messages::Column::BusinessId.eq(business.business_id))
@@ -422,14 +427,7 @@ impl Runner {
             .one(&core.db)
             .await?;
         let Some(business) = business else {
-            let txn = core.db.begin().await?;
-            let to = Advance {
-                phase: Phase::Conversations,
-                business: None,
-                position: None,
-                rows: 0,
-            };
-            return self.advance(txn, erasure, to).await;
+            return self.start(erasure, Phase::Conversations).await;
         };
         let from = match (
             erasure.cursor_business,
@@ -608,14 +606,7 @@ impl Runner {
     async fn redact(&self, erasure: &erasures::Model, phase: Phase) -> AppResult<Step> {
         let core = &self.core;
         let Some(business) = self.next_business(erasure, erasure.cursor_business).await? else {
-            let txn = core.db.begin().await?;
-            let to = Advance {
-                phase: phase.next(),
-                business: None,
-                position: None,
-                rows: 0,
-            };
-            return self.advance(txn, erasure, to).await;
+            return self.start(erasure, phase.next()).await;
         };
         // The data is compact JSON written by serde_json: the user's id appears as
         // `"user_id":"<id>"`, and a body already removed as `"body":null` (a body's own

@@ -453,6 +453,17 @@ impl TestApp {
         AdminServiceClient::new(channel)
     }
 
+    pub async fn privacy(
+        &self,
+    ) -> proto::v1::privacy_service_client::PrivacyServiceClient<tonic::transport::Channel> {
+        let channel = proto::channel::endpoint(&self.grpc_url, self.core_tls_ca.as_deref())
+            .expect("privacy endpoint")
+            .connect()
+            .await
+            .expect("privacy client");
+        proto::v1::privacy_service_client::PrivacyServiceClient::new(channel)
+    }
+
     /// A request to the admin service, with the internal token when the core has one.
     pub fn admin_request<T>(&self, body: T) -> tonic::Request<T> {
         let mut request = tonic::Request::new(body);

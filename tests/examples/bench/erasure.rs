@@ -15,7 +15,6 @@ use chrono::{TimeDelta, Utc};
 use core_service::clock::id_at;
 use core_service::entities::{follows, inbox_messages, messages};
 use proto::v1 as pb;
-use proto::v1::privacy_service_client::PrivacyServiceClient;
 use proto::vocabulary::{Category, FollowStatus, MessageSource, MessageStatus};
 use sea_orm::{EntityTrait, Set, TransactionTrait};
 use uuid::Uuid;
@@ -225,17 +224,8 @@ async fn victim(app: &TestApp, businesses: &Businesses, total: u64, round: u32) 
     id
 }
 
-async fn privacy(app: &TestApp) -> PrivacyServiceClient<tonic::transport::Channel> {
-    let channel = proto::channel::endpoint(&app.grpc_url, app.core_tls_ca.as_deref())
-        .expect("privacy endpoint")
-        .connect()
-        .await
-        .expect("privacy client");
-    PrivacyServiceClient::new(channel)
-}
-
 async fn erase(app: &TestApp, user: Uuid) -> pb::Erasure {
-    privacy(app)
+    app.privacy()
         .await
         .erase_user(app.admin_request(pb::EraseUserRequest {
             user_id: Some(user.to_string()),
@@ -247,7 +237,7 @@ async fn erase(app: &TestApp, user: Uuid) -> pb::Erasure {
 }
 
 async fn get(app: &TestApp, id: &str) -> pb::Erasure {
-    privacy(app)
+    app.privacy()
         .await
         .get_erasure(app.admin_request(pb::GetErasureRequest { id: id.to_string() }))
         .await
