@@ -84,22 +84,14 @@ pub async fn authenticate_user(
     core: &Core,
     authorization: Option<&str>,
 ) -> AppResult<users::Model> {
-    let unauthorized =
-        || AppError::new(ErrorCode::Unauthorized, "a valid access token is required");
-    let token = authorization.and_then(bearer).ok_or_else(unauthorized)?;
-    let now = core.clock.now().timestamp();
-    let user_id = core
-        .keys
-        .jwt_verifying()
-        .find_map(|secret| tokens::verify_access_token(secret, &core.tokens, token, now))
-        .ok_or_else(unauthorized)?;
-    // An erased user is gone: their tokens answer as if they had never been.
-    let user = identity_store::user_by_id(&core.db, user_id)
-        .await?
-        .filter(|user| user.status != UserStatus::Erased)
-        .ok_or_else(unauthorized)?;
-    ensure_active(&user)?;
-    Ok(user)
+    let token = UserToken::verify(core, authorization)?;
+    let user = identity_store::user_by_id(&core.db, token.user_id()).await?;
+    admit(user.as_ref().map(|user| user.status))?;
+    user.ok_or_else(unauthorized)
+}
+
+fn unauthorized() -> AppError {
+    AppError::new(ErrorCode::Unauthorized, "a valid access token is required")
 }
 
 /// Who the caller is: the user, and their business and role if they have one.
@@ -121,16 +113,21 @@ pub async fn who_am_i(core: &Core, authorization: Option<&str>) -> AppResult<Me>
 
 /// Refuses a suspended or banned user (`account_suspended`).
 pub fn ensure_active(user: &users::Model) -> AppResult<()> {
-    match user.status {
-        UserStatus::Active => Ok(()),
-        UserStatus::Suspended | UserStatus::Banned => Err(AppError::new(
+    admit(Some(user.status))
+}
+
+/// Whether the user of a verified access token, read with this status (None: no such user),
+/// may act. An erased user is gone: their tokens answer as if they had never been.
+///
+/// Errors: `unauthorized` (gone or erased), `account_suspended`.
+pub fn admit(status: Option<UserStatus>) -> AppResult<()> {
+    match status {
+        None | Some(UserStatus::Erased) => Err(unauthorized()),
+        Some(UserStatus::Suspended | UserStatus::Banned) => Err(AppError::new(
             ErrorCode::AccountSuspended,
             "this account is suspended",
         )),
-        UserStatus::Erased => Err(AppError::new(
-            ErrorCode::Unauthorized,
-            "a valid access token is required",
-        )),
+        Some(UserStatus::Active) => Ok(()),
     }
 }
 
@@ -225,6 +222,12 @@ pub struct Owner(Console);
 #[derive(Debug, Clone)]
 pub struct User(users::Model);
 
+/// An access token whose signature and expiry are checked, the user behind it not read yet: the
+/// user-message write reads the user's status with the rest of its context (for a whole batch
+/// of messages in one statement) and admits it with [`admit`] before anything else is decided.
+#[derive(Debug, Clone, Copy)]
+pub struct UserToken(Uuid);
+
 /// An app token of the right form (`Bearer sva_...`), not looked up yet: the send paths read the
 /// app behind it with the rest of a send's context.
 #[derive(Debug, Clone)]
@@ -294,6 +297,31 @@ impl User {
     /// [`User::of`] for an `authorization` value (the operator's demo data signs one in).
     pub async fn authenticate(core: &Core, authorization: Option<&str>) -> AppResult<User> {
         authenticate_user(core, authorization).await.map(User)
+    }
+}
+
+impl UserToken {
+    /// The access token `request` presents, its signature and expiry checked.
+    ///
+    /// Errors: `unauthorized`.
+    pub fn of<T>(core: &Core, request: &Request<T>) -> AppResult<UserToken> {
+        UserToken::verify(core, authorization(request))
+    }
+
+    /// [`UserToken::of`] for an `authorization` value.
+    pub fn verify(core: &Core, authorization: Option<&str>) -> AppResult<UserToken> {
+        let token = authorization.and_then(bearer).ok_or_else(unauthorized)?;
+        let now = core.clock.now().timestamp();
+        core.keys
+            .jwt_verifying()
+            .find_map(|secret| tokens::verify_access_token(secret, &core.tokens, token, now))
+            .map(UserToken)
+            .ok_or_else(unauthorized)
+    }
+
+    /// The user the token names.
+    pub fn user_id(&self) -> Uuid {
+        self.0
     }
 }
 

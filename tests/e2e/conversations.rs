@@ -212,6 +212,66 @@ e2e!(
 );
 
 e2e!(
+    messages_written_together_are_each_decided_on_their_own_and_the_writer_first,
+    |app| async move {
+        let biz = live_business(&app, BIZ, ALL_SCOPES).await;
+        let (sandbox, _) = app.business_owner("+14155550300").await;
+        let (_, fan) = follower(&app, &biz, FAN, false).await;
+        let (_, stranger) = app.user("+14155550202").await;
+        let (_, gone) = follower(&app, &biz, "+14155550203", false).await;
+        app.set_user_status("+14155550203", "suspended").await;
+        let nowhere = "00000000-0000-7000-8000-000000000000".to_string();
+
+        // Written at once, so the intake takes several into one batch: each answers its own.
+        let hi = json!({ "text": "hi" });
+        let cases = [
+            (&fan, &biz.id, hi.clone(), "201 ok"),
+            (
+                &stranger,
+                &biz.id,
+                hi.clone(),
+                "403 business_follow_required",
+            ),
+            (&stranger, &sandbox, hi.clone(), "403 business_not_live"),
+            (&fan, &nowhere, hi.clone(), "404 business_not_found"),
+            (&gone, &biz.id, hi.clone(), "403 account_suspended"),
+            // The writer's account before the message's shape, its business and its reply_to.
+            (
+                &gone,
+                &biz.id,
+                json!({ "text": "" }),
+                "403 account_suspended",
+            ),
+            (&gone, &nowhere, hi.clone(), "403 account_suspended"),
+            (
+                &gone,
+                &biz.id,
+                json!({ "text": "hi", "reply_to": nowhere }),
+                "403 account_suspended",
+            ),
+            // The shape before the business.
+            (&fan, &nowhere, json!({ "text": "" }), "400 invalid_request"),
+        ];
+        let replies = futures::future::join_all(
+            cases
+                .iter()
+                .map(|(token, business, body, _)| write(&app, token, business, body.clone())),
+        )
+        .await;
+        for (reply, (_, business, body, expected)) in replies.iter().zip(&cases) {
+            let answer = format!("{} {}", reply.status, reply.message());
+            assert_eq!(answer, *expected, "{business} {body}");
+        }
+        let list = conversations(&app, &biz.owner_token, "").await;
+        assert_eq!(list["conversations"].as_array().unwrap().len(), 1);
+
+        // Lifted, the suspended follower writes again.
+        app.set_user_status("+14155550203", "active").await;
+        wrote(&app, &gone, &biz.id, "back").await;
+    }
+);
+
+e2e!(
     a_user_message_is_checked_before_anything_is_stored,
     |app| async move {
         let biz = live_business(&app, BIZ, ALL_SCOPES).await;
@@ -319,6 +379,26 @@ e2e!(
         assert_eq!(received.len(), 2, "one message.received per message");
         let entries = thread(&app, &biz.owner_token, conversation).await;
         assert_eq!(entries.len(), 2);
+
+        // One id to two businesses at once: one is written, the other answers the conflict.
+        let key = uuid::Uuid::now_v7().to_string();
+        let body = json!({ "text": "Which of you?", "client_message_id": key });
+        let (to_biz, to_other) = futures::join!(
+            write(&app, &fan, &biz.id, body.clone()),
+            write(&app, &fan, &other.id, body.clone())
+        );
+        let mut statuses = [to_biz.status, to_other.status];
+        statuses.sort();
+        assert_eq!(statuses, [201, 409], "{to_biz:?} {to_other:?}");
+        for answer in [&to_biz, &to_other] {
+            if answer.status == 409 {
+                let code = answer.message();
+                assert!(
+                    code == "idempotency_key_conflict" || code == "idempotency_in_progress",
+                    "{answer:?}"
+                );
+            }
+        }
     }
 );
 

@@ -238,7 +238,7 @@ pub async fn create_demo(core: &Core, confirm: bool, followers: u32) -> AppResul
     let writer_auth = format!("Bearer {}", bearer_of(&writer)?);
     let message = crate::conversations::service::write(
         core,
-        &crate::caller::User::authenticate(core, Some(&writer_auth)).await?,
+        &crate::caller::UserToken::verify(core, Some(&writer_auth))?,
         crate::conversations::service::UserMessage {
             business_account_id: business_id.to_string(),
             text: Some("Hi! Do you have oat milk today?".to_string()),

@@ -8,7 +8,7 @@ use proto::vocabulary::Direction;
 use tonic::{Request, Response, Status};
 
 use super::service::{self, Acting, BusinessView, Credential, Entry, Mark};
-use crate::caller::{AppToken, Console, User};
+use crate::caller::{AppToken, Console, User, UserToken};
 use crate::clock::rfc3339;
 use crate::error::AppResult;
 use crate::messaging::service::{Answer, Intent};
@@ -82,11 +82,11 @@ impl pb::user_conversation_service_server::UserConversationService for UserConve
         &self,
         request: Request<pb::UserMessageRequest>,
     ) -> Result<Response<pb::UserMessageResult>, Status> {
-        let user = User::of(&self.core, &request).await?;
+        let token = UserToken::of(&self.core, &request)?;
         let body = request.into_inner();
         let message = service::write(
             &self.core,
-            &user,
+            &token,
             service::UserMessage {
                 business_account_id: body.business_account_id,
                 text: body.text,

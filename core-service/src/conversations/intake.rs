@@ -5,11 +5,12 @@
 //! events and deliveries, the usage counters). Deliveries go to this core's job streams as
 //! the send outcomes' do (`webhooks::fanout`): written leased, handed over after the commit.
 //!
-//! A batch holds one message per (business, user) pair: a pair's next message (a retry of the
-//! same `client_message_id` among them) waits for the next batch, where it sees the first one
-//! committed. What is decided under the conversation's lock (the replay of a client message
-//! id, the block, the per-user limit, the `sequence`) is decided here, message by message, so
-//! one message's refusal never fails another's.
+//! A batch holds one message per (business, user) pair and per client message id of a user: a
+//! pair's next message (a retry of the same `client_message_id` among them) waits for the next
+//! batch, where it sees the first one committed. Every rule but the shape and `reply_to` is decided here, message by message, so
+//! one message's refusal never fails another's: the token's user and the business (read for
+//! the whole batch in one statement), the replay of a client message id, who may write, and
+//! under the conversation's lock the block, the per-user limit and the `sequence`.
 //!
 //! The write runs in the intake's task, never in the caller's: a client that goes away cannot
 //! cancel a transaction half-way, and a message is acknowledged only after its commit.
@@ -80,13 +81,23 @@ impl Task {
             }
             let mut batch = Vec::with_capacity(MAX_BATCH);
             let mut pairs: HashSet<(Uuid, Uuid)> = HashSet::new();
+            let mut client_ids: HashSet<(Uuid, Uuid)> = HashSet::new();
             let carried = std::mem::take(&mut self.carried);
             for (message, reply) in carried.into_iter().chain(incoming.drain(..)) {
                 if reply.is_closed() && message.client_id.is_none() {
                     // Nobody waits for it and nothing could replay it: not accepting is safe.
                     continue;
                 }
-                if batch.len() < MAX_BATCH && pairs.insert((message.business_id, message.user_id)) {
+                // One message per pair, and per client message id of a user (the same id to
+                // two businesses at once: the second sees the first and answers the conflict).
+                let pair = (message.business_id, message.user_id);
+                let key = message.client_id.map(|id| (message.user_id, id));
+                if batch.len() < MAX_BATCH
+                    && !pairs.contains(&pair)
+                    && key.is_none_or(|key| !client_ids.contains(&key))
+                {
+                    pairs.insert(pair);
+                    client_ids.extend(key);
                     batch.push((message, reply));
                 } else {
                     self.carried.push_back((message, reply));
@@ -169,17 +180,45 @@ impl Task {
         let txn = core.db.begin().await?;
         let mut answers: Vec<Option<Written>> = vec![None; messages.len()];
 
-        // The replay of a client message id, under its lock (another core may be writing it).
-        for (i, message) in messages.iter().enumerate() {
-            let Some(client_id) = message.client_id else {
-                continue;
-            };
-            if !store::try_lock_client_id(&txn, message.user_id, client_id).await? {
+        // The writers and their businesses, for the whole batch in one statement: the token's
+        // user admitted, the business found.
+        let pair = |i: usize| (messages[i].business_id, messages[i].user_id);
+        let pairs: Vec<(Uuid, Uuid)> = (0..messages.len()).map(pair).collect();
+        let contexts = store::writer_contexts(&txn, &pairs).await?;
+        let mut businesses: Vec<Option<&store::BusinessSide>> = vec![None; messages.len()];
+        for (i, key) in pairs.iter().enumerate() {
+            match super::service::admitted(contexts.get(key)) {
+                Ok(business) => businesses[i] = Some(business),
+                Err(err) => answers[i] = Some(Err(err)),
+            }
+        }
+
+        // The replay of a client message id, under its lock (another core may be writing it):
+        // the batch's locks taken, then its ids read, one statement each.
+        let keyed: Vec<(usize, (Uuid, Uuid))> = messages
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| answers[*i].is_none())
+            .filter_map(|(i, m)| m.client_id.map(|id| (i, (m.user_id, id))))
+            .collect();
+        let keys: Vec<(Uuid, Uuid)> = keyed.iter().map(|(_, key)| *key).collect();
+        let in_progress = store::try_lock_client_ids(&txn, &keys).await?;
+        let mut kept = store::by_client_ids(&txn, &keys).await?;
+        for (i, key) in keyed {
+            if in_progress.contains(&key) {
                 answers[i] = Some(Err(AppError::key_in_progress()));
-            } else if let Some(existing) =
-                store::by_client_id(&txn, message.user_id, client_id).await?
+            } else if let Some(existing) = kept.remove(&key) {
+                answers[i] = Some(replay(existing, messages[i].business_id, &messages[i].text));
+            }
+        }
+
+        // Who may write.
+        for (i, business) in businesses.iter().enumerate() {
+            if answers[i].is_none()
+                && let Some(business) = business
+                && let Err(err) = super::service::may_write(business)
             {
-                answers[i] = Some(replay(existing, message.business_id, &message.text));
+                answers[i] = Some(Err(err));
             }
         }
 
@@ -187,7 +226,6 @@ impl Task {
         let open: Vec<usize> = (0..messages.len())
             .filter(|&i| answers[i].is_none())
             .collect();
-        let pair = |i: usize| (messages[i].business_id, messages[i].user_id);
         let mut held = store::pairs_for_update(&txn, open.iter().map(|&i| pair(i))).await?;
         let mut fresh: Vec<conversations::Model> = open
             .iter()

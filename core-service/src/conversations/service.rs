@@ -16,7 +16,7 @@ use uuid::Uuid;
 use super::store::{self, Position, Side};
 use super::writer::{Pending, replay};
 use crate::business::store as business_store;
-use crate::caller::{AppToken, Console, User};
+use crate::caller::{AppToken, Console, User, UserToken};
 use crate::clock::rfc3339;
 use crate::domain::{Scope, Scopes};
 use crate::entities::{conversations, inbound_messages, read_marks};
@@ -82,66 +82,114 @@ pub struct UserMessage {
     pub client_message_id: Option<String>,
 }
 
-/// A user writes to a business (DESIGN's order: shape, business, the replay of a client
-/// message id, who may write, the block, the per-user limit). The message, the conversation's
-/// update and `message.received` are one transaction, shared with other users' messages
-/// (`intake.rs`).
+/// A user writes to a business (DESIGN's order: the token's user, shape, business, the replay
+/// of a client message id, who may write, `reply_to`, the block, the per-user limit). The
+/// message, the conversation's update and `message.received` are one transaction, shared with
+/// other users' messages (`intake.rs`).
 ///
-/// Errors: `invalid_request`, `business_not_found`, `idempotency_key_conflict`,
-/// `idempotency_in_progress`, `business_not_live`, `business_follow_required`,
-/// `conversation_blocked`, `rate_limited`.
+/// A well-formed message without `reply_to` is queued at once: the intake decides all of it,
+/// reading its batch's writers and businesses in one statement. Any other is decided up to
+/// `reply_to` here first, so its errors come in the same order, and decided again in the batch.
+///
+/// Errors: `unauthorized`, `account_suspended`, `invalid_request`, `business_not_found`,
+/// `idempotency_key_conflict`, `idempotency_in_progress`, `business_not_live`,
+/// `business_follow_required`, `conversation_blocked`, `rate_limited`.
 pub async fn write(
     core: &Core,
-    user: &User,
+    token: &UserToken,
     request: UserMessage,
 ) -> AppResult<inbound_messages::Model> {
-    let user_id = user.id;
-    let text = parse_text(request.text.as_deref())?;
+    let user_id = token.user_id();
+    let text = parse_text(request.text.as_deref());
     let client_id = request
         .client_message_id
         .as_deref()
         .map(|v| Uuid::parse_str(v.trim()).map_err(|_| invalid("client_message_id: a UUID")))
-        .transpose()?;
-    let reply_to = parse_uuid("reply_to", request.reply_to.as_deref())?;
-    let business_id =
-        Uuid::parse_str(request.business_account_id.trim()).map_err(|_| business_not_found())?;
-    let context = store::writer_context(&core.db, business_id, user_id)
+        .transpose();
+    let reply_to = parse_uuid("reply_to", request.reply_to.as_deref());
+    let business_id = Uuid::parse_str(request.business_account_id.trim()).ok();
+    if let (Ok(text), Ok(client_id), Ok(None), Some(business_id)) =
+        (&text, &client_id, &reply_to, business_id)
+    {
+        return core
+            .inbound
+            .write(Pending {
+                business_id,
+                user_id,
+                client_id: *client_id,
+                text: text.clone(),
+                reply_to: None,
+            })
+            .await;
+    }
+
+    // No business id is no business: the nil id finds none, and the user is still read.
+    let pair = (business_id.unwrap_or_default(), user_id);
+    let context = store::writer_contexts(&core.db, &[pair])
         .await?
+        .remove(&pair);
+    crate::caller::admit(context.as_ref().map(|c| c.user_status))?;
+    let (text, client_id, reply_to) = (text?, client_id?, reply_to?);
+    let business = context
+        .as_ref()
+        .and_then(|c| c.business.as_ref())
         .ok_or_else(business_not_found)?;
     if let Some(client_id) = client_id
-        && let Some(existing) = store::by_client_id(&core.db, user_id, client_id).await?
+        && let Some(existing) = store::by_client_ids(&core.db, &[(user_id, client_id)])
+            .await?
+            .remove(&(user_id, client_id))
     {
-        return replay(existing, business_id, &text);
+        return replay(existing, pair.0, &text);
     }
-    if context.status != BusinessStatus::Active
-        || (!context.member && context.mode != BusinessMode::Live)
-    {
-        return Err(AppError::new(
-            ErrorCode::BusinessNotLive,
-            "this business is not live",
-        ));
-    }
-    if !context.member && context.follow != Some(FollowStatus::Active) {
-        return Err(AppError::new(
-            ErrorCode::BusinessFollowRequired,
-            "follow this business to write to it",
-        ));
-    }
+    may_write(business)?;
     if let Some(reply_to) = reply_to
-        && !visible_to_user(core, business_id, user_id, reply_to).await?
+        && !visible_to_user(core, pair.0, user_id, reply_to).await?
     {
         return Err(invalid("reply_to: not a message of this thread"));
     }
 
     core.inbound
         .write(Pending {
-            business_id,
+            business_id: pair.0,
             user_id,
             client_id,
             text,
             reply_to,
         })
         .await
+}
+
+/// The writer of a well-formed message admitted (their token's user exists and is active) and
+/// the business found: its side of the context.
+///
+/// Errors: `unauthorized`, `account_suspended`, `business_not_found`.
+pub(super) fn admitted(context: Option<&store::WriterContext>) -> AppResult<&store::BusinessSide> {
+    crate::caller::admit(context.map(|c| c.user_status))?;
+    context
+        .and_then(|c| c.business.as_ref())
+        .ok_or_else(business_not_found)
+}
+
+/// Who may write to a business: anyone following it while it is active and live, its own team
+/// while it is active.
+///
+/// Errors: `business_not_live`, `business_follow_required`.
+pub(super) fn may_write(business: &store::BusinessSide) -> AppResult<()> {
+    if business.status != BusinessStatus::Active
+        || (!business.member && business.mode != BusinessMode::Live)
+    {
+        return Err(AppError::new(
+            ErrorCode::BusinessNotLive,
+            "this business is not live",
+        ));
+    }
+    if !business.member && business.follow != Some(FollowStatus::Active) {
+        return Err(AppError::new(
+            ErrorCode::BusinessFollowRequired,
+            "follow this business to write to it",
+        ));
+    }
+    Ok(())
 }
 
 /// Whether message `id` is one the user sees in their thread with the business: their own, or

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, TimeDelta, Utc};
 use proto::vocabulary::{
-    BusinessMode, BusinessStatus, ConversationStatus, FollowStatus, MessageStatus,
+    BusinessMode, BusinessStatus, ConversationStatus, FollowStatus, MessageStatus, UserStatus,
 };
 use sea_orm::sea_query::{Expr, ExprTrait as _};
 use sea_orm::{
@@ -58,43 +58,91 @@ pub async fn pair_for_update(
     Ok(query.one(db).await?)
 }
 
-/// What deciding whether a user may write to a business reads, in one statement: the business's
-/// status and mode, whether the user is on its team, and the status of their follow.
+/// What deciding whether a user may write to a business reads: the writer's own status (their
+/// access token is admitted on it), and the business's side.
 #[derive(Debug, Clone)]
 pub struct WriterContext {
+    pub user_status: UserStatus,
+    /// None: no such business.
+    pub business: Option<BusinessSide>,
+}
+
+/// The business side of a [`WriterContext`]: its status and mode, whether the writer is on its
+/// team, and the status of their follow.
+#[derive(Debug, Clone)]
+pub struct BusinessSide {
     pub status: BusinessStatus,
     pub mode: BusinessMode,
     pub member: bool,
     pub follow: Option<FollowStatus>,
 }
 
-/// The [`WriterContext`] of a user writing to business `business_id` (None: no such business).
-pub async fn writer_context(
+/// The [`WriterContext`]s of (business, user) pairs, in one statement, by pair; a pair whose user
+/// does not exist has none.
+pub async fn writer_contexts(
     db: &impl ConnectionTrait,
-    business_id: Uuid,
-    user_id: Uuid,
-) -> AppResult<Option<WriterContext>> {
-    let row = db
-        .query_one_raw(statement(
-            db,
-            "SELECT b.status, b.mode, \
-             (SELECT t.business_id FROM team_members t WHERE t.user_id = $2) AS member_of, \
-             (SELECT f.status FROM follows f WHERE f.business_id = $1 AND f.user_id = $2) \
-             AS follow_status \
-             FROM business_accounts b WHERE b.id = $1",
-            vec![business_id.into(), user_id.into()],
-        ))
-        .await?;
-    let Some(row) = row else {
-        return Ok(None);
+    pairs: &[(Uuid, Uuid)],
+) -> AppResult<std::collections::HashMap<(Uuid, Uuid), WriterContext>> {
+    if pairs.is_empty() {
+        return Ok(Default::default());
+    }
+    let backend = db.get_database_backend();
+    // The pairs as a table `p`: two arrays unnested on PostgreSQL, a VALUES list on SQLite.
+    let (source, values): (String, Vec<Value>) = if backend == DbBackend::Postgres {
+        (
+            "SELECT * FROM unnest($1::uuid[], $2::uuid[])".into(),
+            vec![
+                crate::db::bulk::uuid_array(pairs.iter().map(|p| p.0)),
+                crate::db::bulk::uuid_array(pairs.iter().map(|p| p.1)),
+            ],
+        )
+    } else {
+        let rows: Vec<String> = (0..pairs.len())
+            .map(|i| format!("(${}, ${})", 2 * i + 1, 2 * i + 2))
+            .collect();
+        (
+            format!("VALUES {}", rows.join(", ")),
+            pairs
+                .iter()
+                .flat_map(|&(business, user)| [business.into(), user.into()])
+                .collect(),
+        )
     };
-    let member_of: Option<Uuid> = row.try_get("", "member_of")?;
-    Ok(Some(WriterContext {
-        status: row.try_get("", "status")?,
-        mode: row.try_get("", "mode")?,
-        member: member_of == Some(business_id),
-        follow: row.try_get("", "follow_status")?,
-    }))
+    let sql = format!(
+        "WITH p(business_id, user_id) AS ({source}) \
+         SELECT p.business_id AS pair_business, u.id AS pair_user, u.status AS user_status, \
+         b.status, b.mode, \
+         (SELECT t.business_id FROM team_members t WHERE t.user_id = u.id) AS member_of, \
+         (SELECT f.status FROM follows f WHERE f.business_id = b.id AND f.user_id = u.id) \
+         AS follow_status \
+         FROM p JOIN users u ON u.id = p.user_id \
+         LEFT JOIN business_accounts b ON b.id = p.business_id"
+    );
+    let rows = db.query_all_raw(statement(db, &sql, values)).await?;
+    let mut contexts = std::collections::HashMap::with_capacity(rows.len());
+    for row in rows {
+        let pair: (Uuid, Uuid) = (
+            row.try_get("", "pair_business")?,
+            row.try_get("", "pair_user")?,
+        );
+        let business = match row.try_get::<Option<BusinessStatus>>("", "status")? {
+            None => None,
+            Some(status) => Some(BusinessSide {
+                status,
+                mode: row.try_get("", "mode")?,
+                member: row.try_get::<Option<Uuid>>("", "member_of")? == Some(pair.0),
+                follow: row.try_get("", "follow_status")?,
+            }),
+        };
+        contexts.insert(
+            pair,
+            WriterContext {
+                user_status: row.try_get("", "user_status")?,
+                business,
+            },
+        );
+    }
+    Ok(contexts)
 }
 
 /// The conversations of these pairs (those that exist), locked in id order until the
@@ -259,40 +307,67 @@ pub fn receipt_time(now: DateTime<Utc>, last: Option<DateTime<Utc>>) -> DateTime
     }
 }
 
-/// The user's message with this client id, if it is kept.
-pub async fn by_client_id(
+/// The user messages that these (user, client message id) pairs name, by pair.
+pub async fn by_client_ids(
     db: &impl ConnectionTrait,
-    user_id: Uuid,
-    client_message_id: Uuid,
-) -> AppResult<Option<inbound_messages::Model>> {
+    pairs: &[(Uuid, Uuid)],
+) -> AppResult<std::collections::HashMap<(Uuid, Uuid), inbound_messages::Model>> {
+    if pairs.is_empty() {
+        return Ok(Default::default());
+    }
     Ok(inbound_messages::Entity::find()
-        .filter(inbound_messages::Column::UserId.eq(user_id))
-        .filter(inbound_messages::Column::ClientMessageId.eq(client_message_id))
-        .one(db)
-        .await?)
+        .filter(crate::db::bulk::pairs_in(
+            db.get_database_backend(),
+            (
+                inbound_messages::Column::UserId,
+                inbound_messages::Column::ClientMessageId,
+            ),
+            (
+                sea_orm::sea_query::ArrayType::Uuid,
+                sea_orm::sea_query::ArrayType::Uuid,
+            ),
+            pairs.iter().map(|&(user, id)| (user.into(), id.into())),
+        ))
+        .all(db)
+        .await?
+        .into_iter()
+        .filter_map(|m| Some(((m.user_id, m.client_message_id?), m)))
+        .collect())
 }
 
-/// PostgreSQL: takes the transaction-scoped advisory lock of a user's client message id
-/// without waiting; false when another transaction holds it (that message is being written).
-pub async fn try_lock_client_id(
+/// PostgreSQL: takes the transaction-scoped advisory locks of these (user, client message id)
+/// pairs without waiting, in one statement; the pairs whose lock another transaction holds
+/// (that message is being written). None on SQLite, which has one writer.
+pub async fn try_lock_client_ids(
     db: &impl ConnectionTrait,
-    user_id: Uuid,
-    client_message_id: Uuid,
-) -> AppResult<bool> {
-    if db.get_database_backend() != DbBackend::Postgres {
-        return Ok(true);
+    pairs: &[(Uuid, Uuid)],
+) -> AppResult<std::collections::HashSet<(Uuid, Uuid)>> {
+    if pairs.is_empty() || db.get_database_backend() != DbBackend::Postgres {
+        return Ok(Default::default());
     }
-    let row = db
-        .query_one_raw(statement(
+    let keys: Vec<Value> = pairs
+        .iter()
+        .map(|(user, id)| format!("inbound:{user}:{id}").into())
+        .collect();
+    let rows = db
+        .query_all_raw(statement(
             db,
-            "SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked",
-            vec![format!("inbound:{user_id}:{client_message_id}").into()],
+            "SELECT k.n FROM unnest($1::text[]) WITH ORDINALITY AS k(key, n) \
+             WHERE NOT pg_try_advisory_xact_lock(hashtextextended(k.key, 0))",
+            vec![Value::Array(
+                sea_orm::sea_query::ArrayType::String,
+                Some(Box::new(keys)),
+            )],
         ))
         .await?;
-    Ok(match row {
-        Some(row) => row.try_get::<bool>("", "locked")?,
-        None => false,
-    })
+    let mut held = std::collections::HashSet::new();
+    for row in rows {
+        let n: i64 = row.try_get("", "n")?;
+        if let Some(pair) = usize::try_from(n - 1).ok().and_then(|i| pairs.get(i)) {
+            held.insert(*pair);
+        }
+    }
+    Ok(held)
 }
 
 /// Conversation `id` of `business_id`.

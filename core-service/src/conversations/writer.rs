@@ -1,6 +1,7 @@
 //! The queue of user messages to the group-commit writer (`intake.rs`), which `Core` holds:
-//! callers do `core.inbound.write(message).await` once the rules that need no lock have passed
-//! (`service::write`), and get their own answer after the commit of the batch that carried it.
+//! callers do `core.inbound.write(message).await` with a well-formed message of a verified
+//! token (`service::write`), and get their own answer after the commit of the batch that
+//! carried it.
 //! The intake's tasks take from the queue while the core serves: they need the whole core (the
 //! job streams that `message.received` deliveries are handed to), and the core holds this.
 
@@ -15,7 +16,7 @@ use crate::error::{AppError, AppResult};
 /// The most user messages one transaction holds.
 pub const MAX_BATCH: usize = 256;
 
-/// A user message that passed the rules read without a lock, to be written.
+/// A well-formed user message of a verified access token, to be decided and written.
 #[derive(Debug, Clone)]
 pub struct Pending {
     pub business_id: Uuid,
