@@ -35,13 +35,29 @@ fn by_user(id: &str) -> pb::EraseUserRequest {
     }
 }
 
+/// Erases through PrivacyService: the erasure, or the code of its refusal.
+///
+/// Tried again while it answers `service_unavailable`, as a client does: with a second core on
+/// the same SQLite file (`crashable_core`), a transaction can meet the other core's commit
+/// (SQLITE_BUSY_SNAPSHOT), which one core alone never does.
 async fn erase(app: &TestApp, request: pb::EraseUserRequest) -> Result<pb::Erasure, String> {
-    app.privacy()
-        .await
-        .erase_user(app.admin_request(request))
-        .await
-        .map(|r| r.into_inner())
-        .map_err(|status| proto::RemoteError::from_status(&status).code.to_string())
+    let mut tries = 0;
+    loop {
+        let answer = app
+            .privacy()
+            .await
+            .erase_user(app.admin_request(request.clone()))
+            .await
+            .map(|r| r.into_inner())
+            .map_err(|status| proto::RemoteError::from_status(&status).code.to_string());
+        tries += 1;
+        match answer {
+            Err(code) if code == "service_unavailable" && tries < 20 => {
+                tokio::time::sleep(Duration::from_millis(50)).await
+            }
+            answer => return answer,
+        }
+    }
 }
 
 /// Waits for erasure `id` to complete; returns it.

@@ -7,10 +7,11 @@
 //!
 //! A batch holds one message per (business, user) pair and per client message id of a user: a
 //! pair's next message (a retry of the same `client_message_id` among them) waits for the next
-//! batch, where it sees the first one committed. Every rule but the shape and `reply_to` is decided here, message by message, so
-//! one message's refusal never fails another's: the token's user and the business (read for
-//! the whole batch in one statement), the replay of a client message id, who may write, and
-//! under the conversation's lock the block, the per-user limit and the `sequence`.
+//! batch, where it sees the first one committed. Every rule but the shape and `reply_to` is
+//! decided here, message by message, so one message's refusal never fails another's: the
+//! token's user and the business (read for the whole batch in one statement), the replay of a
+//! client message id, who may write, and under the conversation's lock the block, the per-user
+//! limit and the `sequence`.
 //!
 //! The write runs in the intake's task, never in the caller's: a client that goes away cannot
 //! cancel a transaction half-way, and a message is acknowledged only after its commit.

@@ -108,21 +108,34 @@ pub async fn write(
         .transpose();
     let reply_to = parse_uuid("reply_to", request.reply_to.as_deref());
     let business_id = Uuid::parse_str(request.business_account_id.trim()).ok();
-    if let (Ok(text), Ok(client_id), Ok(None), Some(business_id)) =
-        (&text, &client_id, &reply_to, business_id)
-    {
-        return core
-            .inbound
-            .write(Pending {
-                business_id,
-                user_id,
-                client_id: *client_id,
-                text: text.clone(),
-                reply_to: None,
-            })
-            .await;
+    match (text, client_id, reply_to, business_id) {
+        (Ok(text), Ok(client_id), Ok(None), Some(business_id)) => {
+            core.inbound
+                .write(Pending {
+                    business_id,
+                    user_id,
+                    client_id,
+                    text,
+                    reply_to: None,
+                })
+                .await
+        }
+        (text, client_id, reply_to, business_id) => {
+            write_checked(core, user_id, text, client_id, reply_to, business_id).await
+        }
     }
+}
 
+/// [`write`] of a malformed message or one with `reply_to`: decided here up to `reply_to`, in
+/// DESIGN's order, then queued.
+async fn write_checked(
+    core: &Core,
+    user_id: Uuid,
+    text: AppResult<String>,
+    client_id: AppResult<Option<Uuid>>,
+    reply_to: AppResult<Option<Uuid>>,
+    business_id: Option<Uuid>,
+) -> AppResult<inbound_messages::Model> {
     // No business id is no business: the nil id finds none, and the user is still read.
     let pair = (business_id.unwrap_or_default(), user_id);
     let context = store::writer_contexts(&core.db, &[pair])
