@@ -154,7 +154,33 @@ pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Database
             FAILED_STATEMENTS.fetch_add(1, Ordering::Relaxed);
         }
     });
+    if matches!(backend, Backend::Sqlite { .. }) && !sqlite_plans_are_stable(&conn).await? {
+        tracing::warn!(
+            "this SQLite was built without SQLITE_ENABLE_QPSG (the workspace's .cargo/config.toml \
+             sets it): statements whose plan reads a bound value are prepared again at every use"
+        );
+    }
     Ok(conn)
+}
+
+/// Whether SQLite keeps one plan per statement whatever values are bound (built with
+/// `SQLITE_ENABLE_QPSG`, as `.cargo/config.toml` asks). Without it SQLite plans a statement
+/// for the values bound when it is prepared wherever they could matter (a `LIMIT ?`, a bound
+/// value against a partial index's condition, STAT4 samples) and prepares it again each time
+/// one of them is rebound, so a cached statement such as the events' `commit_seq` read or a
+/// lease costs a preparation at every use.
+pub async fn sqlite_plans_are_stable(db: &DatabaseConnection) -> anyhow::Result<bool> {
+    let options = db
+        .query_all_raw(sea_orm::Statement::from_string(
+            sea_orm::DbBackend::Sqlite,
+            "PRAGMA compile_options",
+        ))
+        .await
+        .context("reading SQLite's compile options")?;
+    Ok(options.iter().any(|row| {
+        row.try_get_by_index::<String>(0)
+            .is_ok_and(|o| o == "ENABLE_QPSG")
+    }))
 }
 
 /// How long after a statement was refused for a read-only server every pooled connection is
@@ -317,6 +343,15 @@ pub async fn analyze_after_load(db: &DatabaseConnection, tables: &[&str], rows: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn sqlite_keeps_one_plan_per_statement() {
+        let db = connect("sqlite::memory:", 1).await.unwrap();
+        assert!(
+            sqlite_plans_are_stable(&db).await.unwrap(),
+            "the bundled SQLite is built with SQLITE_ENABLE_QPSG (.cargo/config.toml)"
+        );
+    }
 
     #[test]
     fn backend_is_chosen_by_the_url() {
