@@ -169,7 +169,7 @@ pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Database
 /// value against a partial index's condition, STAT4 samples) and prepares it again each time
 /// one of them is rebound, so a cached statement such as the events' `commit_seq` read or a
 /// lease costs a preparation at every use.
-pub async fn sqlite_plans_are_stable(db: &DatabaseConnection) -> anyhow::Result<bool> {
+pub(crate) async fn sqlite_plans_are_stable(db: &DatabaseConnection) -> anyhow::Result<bool> {
     let options = db
         .query_all_raw(sea_orm::Statement::from_string(
             sea_orm::DbBackend::Sqlite,
