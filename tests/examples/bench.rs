@@ -1197,6 +1197,9 @@ async fn main() {
     let mut closed_rate = None;
     // The closed-loop rate of each topology, for the split's ratio to the all-in-one.
     let mut closed_rates: Vec<(String, f64)> = Vec::new();
+    // The templated phase's bodies, made with the template at its first run (a later run
+    // reuses them: the owner's access token may have expired by then).
+    let mut templated: Option<Vec<Bytes>> = None;
     let mut stack: Option<external::External> = None;
     let mut load = load;
     let mut app = app;
@@ -1265,7 +1268,11 @@ async fn main() {
             )
             .await;
         }
-        for phase in &args.phases {
+        for (index, phase) in args.phases.iter().enumerate() {
+            // Each run of a phase sends with keys of its own: a phase named twice would
+            // otherwise replay the first run's keys (each answered with the original message,
+            // nothing written, no webhook owed).
+            let tag = format!("{topology}-{index}");
             let statements = statements(stack).await;
             let transactions = pg_transactions(&app).await;
             let arrived = arrivals.log.lock().unwrap().len();
@@ -1294,7 +1301,7 @@ async fn main() {
                         load.clone(),
                         args.connections,
                         duration,
-                        &format!("closed-{topology}"),
+                        &format!("closed-{tag}"),
                     )
                     .await;
                     let name = format!("closed loop, {} connections", args.connections);
@@ -1303,26 +1310,23 @@ async fn main() {
                     closed_rates.push((topology.clone(), rate));
                 }
                 "templated" => {
-                    let templated =
-                        Arc::new(load.with_bodies(templated_bodies(&app, &biz, &phones).await));
+                    if templated.is_none() {
+                        templated = Some(templated_bodies(&app, &biz, &phones).await);
+                    }
+                    let bodies = templated.clone().unwrap_or_default();
                     let result = closed_loop(
-                        templated,
+                        Arc::new(load.with_bodies(bodies)),
                         args.connections,
                         duration,
-                        &format!("templated-{topology}"),
+                        &format!("templated-{tag}"),
                     )
                     .await;
                     let name = format!("templated closed loop, {} connections", args.connections);
                     phase_report(&name, before, result).await;
                 }
                 "rate" => {
-                    let result = fixed_rate(
-                        load.clone(),
-                        args.rate,
-                        duration,
-                        &format!("rate-{topology}"),
-                    )
-                    .await;
+                    let result =
+                        fixed_rate(load.clone(), args.rate, duration, &format!("rate-{tag}")).await;
                     let name = format!("fixed rate, {} sends/s", args.rate);
                     phase_report(&name, before, result).await;
                 }
