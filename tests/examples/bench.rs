@@ -205,6 +205,9 @@ fn parse_env(value: &str) -> Result<(String, String), String> {
 struct Arrivals {
     seen: Mutex<HashSet<String>>,
     log: Mutex<Vec<(String, Instant)>>,
+    /// The message ids accepted sends were answered with, over every phase: an id given again
+    /// is a replay of an earlier key, not a new send.
+    accepted: Mutex<HashSet<String>>,
 }
 
 async fn receive(
@@ -888,6 +891,19 @@ async fn report(
         percentile(&webhook, 0.99),
         percentile(&webhook, 1.0)
     );
+    let replayed = {
+        let mut ids = arrivals.accepted.lock().unwrap();
+        result
+            .accepted
+            .iter()
+            .filter(|(id, _)| !ids.insert(id.clone()))
+            .count()
+    };
+    if replayed > 0 {
+        println!(
+            "REPLAYED: {replayed} accepted sends were answered with an earlier send's message (a key used before): they wrote nothing and owe no webhook"
+        );
+    }
     println!(
         "webhook deliveries: {} of {} expected ({} endpoint(s)); {:.0}/s during the load, {} after it; drained {} {:.2} s after the load",
         log.len(),
