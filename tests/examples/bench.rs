@@ -1326,10 +1326,12 @@ async fn main() {
                     closed_rates.push((topology.clone(), rate));
                 }
                 "templated" => {
-                    if templated.is_none() {
-                        templated = Some(templated_bodies(&app, &biz, &phones).await);
-                    }
-                    let bodies = templated.clone().unwrap_or_default();
+                    let bodies = match &templated {
+                        Some(bodies) => bodies.clone(),
+                        None => templated
+                            .insert(templated_bodies(&app, &biz, &phones).await)
+                            .clone(),
+                    };
                     let result = closed_loop(
                         Arc::new(load.with_bodies(bodies)),
                         args.connections,
